@@ -1,0 +1,161 @@
+#[=======================================================================[.rst:
+usdt_add_provider
+-----------------
+
+Adds USDT probes, declared in DTrace provider files, to a target::
+
+  usdt_add_provider(<target> <file.d>...
+                    [PUBLIC]
+                    [PREPROCESSOR_OPTIONS <option>...])
+
+For each ``<name>.d`` it generates, at build time, ``<name>.h`` (the probes: macros
+named as systemtap's ``dtrace -h`` names them, and a typed C++ API) and a source file
+defining the probes' semaphores, which it adds to ``<target>``. The header's directory
+is added to the target's include path and the target links ``usdt::runtime``.
+Editing a ``.d`` file, the generator or a template regenerates; nothing else does.
+
+``<target>``
+  An executable, a shared, static, module or object library. Several ``.d`` files per
+  target and the same ``.d`` file in several targets both work: each target gets its
+  own copy of the generated files in ``${CMAKE_CURRENT_BINARY_DIR}/<target>.usdt/``.
+
+``PUBLIC``
+  Targets that link ``<target>`` can include the generated headers too (for a library
+  whose public headers fire probes). By default the include directory is PRIVATE.
+
+``PREPROCESSOR_OPTIONS``
+  ``-I``, ``-D`` and ``-U`` options for the C preprocessor, which runs over a ``.d``
+  file that uses ``#include``, ``#define`` or ``#if``, as ``dtrace -C`` does. Relative
+  ``-I`` paths are relative to the current source directory.
+
+Probes are emitted on Linux for x86-64 and aarch64. Elsewhere, or where the compiler
+defines ``USDT_DISABLE`` (``target_compile_definitions(<target> PRIVATE USDT_DISABLE)``),
+they compile to nothing and every ``_ENABLED()`` check is false; the build never fails.
+
+Example::
+
+  find_package(usdt CONFIG REQUIRED)
+  add_executable(app main.cpp)
+  usdt_add_provider(app probes.d)   # main.cpp: #include "probes.h"
+
+The generator needs Python 3 with Jinja2. It is looked for when this module is
+included; set ``USDT_PYTHON_EXECUTABLE`` to choose the interpreter.
+#]=======================================================================]
+
+include_guard(GLOBAL)
+
+# Captured at include time: inside a function, CMAKE_CURRENT_LIST_DIR is the caller's.
+# The source tree and the installed data directory share the layout cmake/, usdtgen/, templates/.
+get_filename_component(_USDT_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+file(GLOB _USDT_GENERATOR_FILES "${_USDT_ROOT}/usdtgen/*.py" "${_USDT_ROOT}/templates/*.j2")
+
+function(_usdt_python_has_jinja2 python result)
+  execute_process(COMMAND "${python}" -c "import jinja2"
+                  RESULT_VARIABLE failed OUTPUT_QUIET ERROR_QUIET)
+  if(failed)
+    set(${result} FALSE PARENT_SCOPE)
+  else()
+    set(${result} TRUE PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(_usdt_find_python)
+  if(USDT_PYTHON_EXECUTABLE)
+    _usdt_python_has_jinja2("${USDT_PYTHON_EXECUTABLE}" usable)
+    if(NOT usable)
+      message(FATAL_ERROR "usdt: USDT_PYTHON_EXECUTABLE (${USDT_PYTHON_EXECUTABLE}) cannot import jinja2. "
+                          "Install Jinja2 for it, or point USDT_PYTHON_EXECUTABLE at a Python 3 that has it.")
+    endif()
+    return()
+  endif()
+  # The Python on PATH first, then the system's, where distribution packages install Jinja2.
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  find_program(_usdt_system_python3 python3 PATHS /usr/bin NO_DEFAULT_PATH NO_CACHE)
+  foreach(candidate IN ITEMS "${Python3_EXECUTABLE}" "${_usdt_system_python3}")
+    if(candidate)
+      _usdt_python_has_jinja2("${candidate}" usable)
+      if(usable)
+        set(USDT_PYTHON_EXECUTABLE "${candidate}" CACHE FILEPATH "Python 3 interpreter with Jinja2 that runs the usdt generator")
+        return()
+      endif()
+    endif()
+  endforeach()
+  message(FATAL_ERROR
+    "usdt: the probe generator needs Python 3 with Jinja2, and none was found "
+    "(tried: '${Python3_EXECUTABLE}' '${_usdt_system_python3}').\n"
+    "Install it (Debian/Ubuntu: apt-get install python3 python3-jinja2; Fedora: dnf install python3-jinja2; "
+    "elsewhere: python3 -m pip install jinja2), or set USDT_PYTHON_EXECUTABLE.")
+endfunction()
+
+_usdt_find_python()
+
+function(usdt_add_provider target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC" "" "PREPROCESSOR_OPTIONS")
+  set(provider_files ${arg_UNPARSED_ARGUMENTS})
+  if(NOT TARGET "${target}")
+    message(FATAL_ERROR "usdt_add_provider: '${target}' is not a target; create it first (add_executable, add_library).")
+  endif()
+  get_target_property(type "${target}" TYPE)
+  if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
+    message(FATAL_ERROR "usdt_add_provider: '${target}' is a ${type}; probes need a target that compiles code.")
+  endif()
+  if(NOT provider_files)
+    message(FATAL_ERROR "usdt_add_provider: no provider file given for '${target}'; usage: usdt_add_provider(<target> <file.d>... [PUBLIC] [PREPROCESSOR_OPTIONS <option>...])")
+  endif()
+
+  # The semaphore definitions compile as C where the project enabled C, else as C++.
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("C" IN_LIST languages)
+    set(language C)
+  elseif("CXX" IN_LIST languages)
+    set(language CXX)
+  else()
+    message(FATAL_ERROR "usdt_add_provider: enable C or CXX in project() to compile probes.")
+  endif()
+  set(preprocessor "${CMAKE_${language}_COMPILER}")
+
+  set(output_directory "${CMAKE_CURRENT_BINARY_DIR}/${target}.usdt")
+  set(seen_stems "")
+  foreach(provider_file IN LISTS provider_files)
+    get_filename_component(provider_file "${provider_file}" ABSOLUTE)
+    get_filename_component(stem "${provider_file}" NAME_WE)
+    if(NOT provider_file MATCHES "\\.d$")
+      message(FATAL_ERROR "usdt_add_provider: '${provider_file}' is neither a .d provider file nor a keyword (PUBLIC, PREPROCESSOR_OPTIONS).")
+    endif()
+    if(NOT EXISTS "${provider_file}")
+      message(FATAL_ERROR "usdt_add_provider: provider file '${provider_file}' does not exist.")
+    endif()
+    if(stem IN_LIST seen_stems)
+      message(FATAL_ERROR "usdt_add_provider: two provider files named '${stem}.d' in '${target}' would both generate '${stem}.h'.")
+    endif()
+    list(APPEND seen_stems "${stem}")
+
+    set(header "${output_directory}/${stem}.h")
+    set(source "${output_directory}/${stem}.usdt.c")
+    file(RELATIVE_PATH shown_header "${CMAKE_BINARY_DIR}" "${header}")
+    add_custom_command(
+      OUTPUT "${header}" "${source}"
+      COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${_USDT_ROOT}"
+              "${USDT_PYTHON_EXECUTABLE}" -m usdtgen "${provider_file}"
+              --header "${header}" --source "${source}" --cc "${preprocessor}"
+              ${arg_PREPROCESSOR_OPTIONS}
+      DEPENDS "${provider_file}" ${_USDT_GENERATOR_FILES}
+      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+      COMMENT "Generating USDT probes ${shown_header}"
+      VERBATIM)
+    set_source_files_properties("${source}" PROPERTIES LANGUAGE "${language}")
+    target_sources("${target}" PRIVATE "${header}" "${source}")
+  endforeach()
+
+  if(arg_PUBLIC)
+    target_include_directories("${target}" PUBLIC "$<BUILD_INTERFACE:${output_directory}>")
+  else()
+    target_include_directories("${target}" PRIVATE "${output_directory}")
+  endif()
+  # An object library's objects refer to `.stapsdt.base`: whoever links them needs the runtime.
+  if(type STREQUAL "OBJECT_LIBRARY")
+    target_link_libraries("${target}" PUBLIC usdt::runtime)
+  else()
+    target_link_libraries("${target}" PRIVATE usdt::runtime)
+  endif()
+endfunction()

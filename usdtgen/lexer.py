@@ -1,0 +1,100 @@
+"""Splits provider-file text into tokens that carry their source location.
+
+The text is either the .d file itself or the C preprocessor's output for it; in the
+latter case `# LINE "FILE"` markers move the locations back to the original files.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from .errors import GeneratorError, SourceLocation
+
+IDENTIFIER = "identifier"
+PUNCTUATION = "punctuation"
+END = "end of file"
+
+PUNCTUATION_CHARACTERS = "{}();,*:"
+
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD_RE = re.compile(r"[0-9][A-Za-z0-9_]*")
+_LINE_MARKER_RE = re.compile(r'#\s*(?:line\s+)?(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?[^\n]*')
+_PRAGMA_RE = re.compile(r"#\s*pragma\b[^\n]*")
+_DIRECTIVE_RE = re.compile(r"#\s*(\w*)")
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str
+    text: str
+    location: SourceLocation
+
+    def describe(self) -> str:
+        return "end of file" if self.kind == END else f"'{self.text}'"
+
+
+def tokenize(text: str, path: str) -> Iterator[Token]:
+    """Yields the tokens of `text`, then one END token. Raises GeneratorError."""
+    position = 0
+    line = 1
+    line_start = 0
+    while True:
+        column = position - line_start + 1
+        here = SourceLocation(path, line, column)
+        if position >= len(text):
+            yield Token(END, "", here)
+            return
+        character = text[position]
+        if character == "\n":
+            position += 1
+            line += 1
+            line_start = position
+        elif character in " \t\r\f\v":
+            position += 1
+        elif text.startswith("//", position):
+            end = text.find("\n", position)
+            position = len(text) if end < 0 else end
+        elif text.startswith("/*", position):
+            end = text.find("*/", position + 2)
+            if end < 0:
+                raise GeneratorError(here, "unterminated comment")
+            comment = text[position:end + 2]
+            newlines = comment.count("\n")
+            if newlines:
+                line += newlines
+                line_start = position + comment.rfind("\n") + 1
+            position = end + 2
+        elif character == "#" and text[line_start:position].strip() == "":
+            marker = _LINE_MARKER_RE.match(text, position)
+            if marker:
+                # The marker names the line that follows it.
+                line = int(marker.group(1)) - 1
+                if marker.group(2) is not None:
+                    path = marker.group(2).encode().decode("unicode_escape")
+                position = marker.end()
+            elif _PRAGMA_RE.match(text, position):
+                # `#pragma D attributes/option ...` carry nothing a stapsdt note can express.
+                position = _PRAGMA_RE.match(text, position).end()
+            else:
+                directive = _DIRECTIVE_RE.match(text, position).group(1)
+                raise GeneratorError(
+                    here, f"unexpected preprocessor directive '#{directive}'")
+        elif character in PUNCTUATION_CHARACTERS:
+            yield Token(PUNCTUATION, character, here)
+            position += 1
+        else:
+            identifier = _IDENTIFIER_RE.match(text, position)
+            if not identifier:
+                raise GeneratorError(here, _unexpected(text, position))
+            yield Token(IDENTIFIER, identifier.group(0), here)
+            position = identifier.end()
+
+
+def _unexpected(text: str, position: int) -> str:
+    word = _WORD_RE.match(text, position)
+    if word:
+        return f"invalid identifier '{word.group(0)}': identifiers start with a letter or '_'"
+    character = text[position]
+    if character == "-":
+        return "unexpected character '-'; a probe name spells '-' as '__' (request__start)"
+    return f"unexpected character '{character}'"

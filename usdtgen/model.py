@@ -1,0 +1,198 @@
+"""The typed model of a provider file: every name and spec the templates print.
+
+`build` turns a syntax tree into the model and runs the semantic checks, each a
+function named after what it checks. Templates only print what is here.
+"""
+
+from dataclasses import dataclass
+from typing import Dict, Iterable, Tuple
+
+from . import types
+from .errors import GeneratorError, SourceLocation
+from .parser import FileSyntax, ParameterSyntax, ProbeSyntax, ProviderSyntax
+
+# The most arguments sys/sdt.h and libbpf read.
+MAX_ARGUMENTS = 12
+
+# C and C++ keywords and alternative tokens: a probe, provider or argument with one of these
+# names gets a '_' appended in the C++ API (`probe delete()` -> `provider::delete_()`).
+CXX_RESERVED = frozenset("""
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
+    char16_t char32_t class compl concept const consteval constexpr constinit const_cast
+    continue co_await co_return co_yield decltype default delete do double dynamic_cast
+    else enum explicit export extern false float for friend goto if inline int long
+    mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected
+    public register reinterpret_cast requires restrict return short signed sizeof static
+    static_assert static_cast struct switch template this thread_local throw true try
+    typedef typeid typename union unsigned using virtual void volatile wchar_t while xor
+    xor_eq _Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn
+    _Static_assert _Thread_local
+""".split())
+
+
+def cxx_identifier(name: str) -> str:
+    return name + "_" if name in CXX_RESERVED else name
+
+
+@dataclass(frozen=True)
+class Argument:
+    index: int
+    name: str                 # C++ parameter name: declared (keyword-safe) or argN
+    type: types.ArgumentType
+    location: SourceLocation
+
+    @property
+    def macro_parameter(self) -> str:
+        return f"arg{self.index}"
+
+    @property
+    def spec(self) -> str:
+        """`[-]SIZE@%N`: the compiler substitutes the register for asm operand N."""
+        return f"{self.type.spec_prefix}@%{self.index}"
+
+
+@dataclass(frozen=True)
+class Probe:
+    provider: str
+    name: str                 # exactly as written; the note's probe name
+    arguments: Tuple[Argument, ...]
+    location: SourceLocation
+
+    @property
+    def macro_name(self) -> str:
+        """As systemtap's `dtrace -h` names it: PROVIDER_PROBE, with `__` -> `_`."""
+        return f"{self.provider.upper()}_{self.name.replace('__', '_').upper()}"
+
+    @property
+    def enabled_macro_name(self) -> str:
+        return self.macro_name + "_ENABLED"
+
+    @property
+    def semaphore_name(self) -> str:
+        """As systemtap's `dtrace -h` names it, so existing code that references it links."""
+        return f"{self.provider}_{self.name}_semaphore"
+
+    @property
+    def cxx_name(self) -> str:
+        return cxx_identifier(self.name.replace("__", "_"))
+
+    @property
+    def cxx_enabled_name(self) -> str:
+        return self.name.replace("__", "_") + "_enabled"
+
+    @property
+    def argument_spec(self) -> str:
+        return " ".join(argument.spec for argument in self.arguments)
+
+    @property
+    def signature(self) -> str:
+        """The declaration as a comment: `uint64_t id, const char * path`."""
+        return ", ".join(
+            f"{argument.type.declared} {argument.name}".strip() for argument in self.arguments)
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    probes: Tuple[Probe, ...]
+    location: SourceLocation
+
+    @property
+    def cxx_namespace(self) -> str:
+        return cxx_identifier(self.name)
+
+
+@dataclass(frozen=True)
+class ProviderFile:
+    source_name: str          # the .d file's base name, for banners; never a full path
+    stem: str                 # base name without `.d`: names the outputs and the guard
+    providers: Tuple[Provider, ...]
+
+    @property
+    def include_guard(self) -> str:
+        safe = "".join(c if c.isalnum() else "_" for c in self.stem.upper())
+        return f"USDT_GENERATED_{safe}_H"
+
+    @property
+    def probes(self) -> Tuple[Probe, ...]:
+        return tuple(probe for provider in self.providers for probe in provider.probes)
+
+
+def build(syntax: FileSyntax, source_name: str, path: str) -> ProviderFile:
+    """Builds and checks the model. Raises GeneratorError at the first problem."""
+    check_file_declares_providers(syntax, path)
+    check_unique(((p.name, p.location) for p in syntax.providers), "provider")
+    providers = tuple(_provider(provider) for provider in syntax.providers)
+    model = ProviderFile(source_name, _stem(source_name), providers)
+    check_generated_names_unique(model)
+    return model
+
+
+def _provider(syntax: ProviderSyntax) -> Provider:
+    check_provider_declares_probes(syntax)
+    check_unique(((p.name, p.location) for p in syntax.probes), "probe", f" in provider '{syntax.name}'")
+    probes = tuple(_probe(syntax.name, probe) for probe in syntax.probes)
+    return Provider(syntax.name, probes, syntax.location)
+
+
+def _probe(provider: str, syntax: ProbeSyntax) -> Probe:
+    check_argument_count(syntax)
+    check_unique(((p.name, p.name_location) for p in syntax.parameters if p.name),
+                 "argument name", f" in probe '{syntax.name}'")
+    arguments = tuple(_argument(index, parameter) for index, parameter in enumerate(syntax.parameters))
+    return Probe(provider, syntax.name, arguments, syntax.location)
+
+
+def _argument(index: int, syntax: ParameterSyntax) -> Argument:
+    name = cxx_identifier(syntax.name) if syntax.name else f"arg{index}"
+    return Argument(index, name, types.resolve(syntax.type_words, syntax.location), syntax.location)
+
+
+def _stem(source_name: str) -> str:
+    return source_name[:-2] if source_name.endswith(".d") else source_name
+
+
+# Semantic checks.
+
+def check_file_declares_providers(syntax: FileSyntax, path: str) -> None:
+    if not syntax.providers:
+        raise GeneratorError(SourceLocation(path, 1, 1),
+                             "no provider declared; expected 'provider NAME { probe NAME(TYPE, ...); };'")
+
+
+def check_provider_declares_probes(syntax: ProviderSyntax) -> None:
+    if not syntax.probes:
+        raise GeneratorError(syntax.location, f"provider '{syntax.name}' declares no probes")
+
+
+def check_argument_count(syntax: ProbeSyntax) -> None:
+    if len(syntax.parameters) > MAX_ARGUMENTS:
+        extra = syntax.parameters[MAX_ARGUMENTS]
+        raise GeneratorError(
+            extra.location,
+            f"probe '{syntax.name}' has {len(syntax.parameters)} arguments; at most "
+            f"{MAX_ARGUMENTS} are supported (the limit of sys/sdt.h and libbpf)")
+
+
+def check_unique(named: Iterable[Tuple[str, SourceLocation]], what: str, scope: str = "") -> None:
+    first_seen: Dict[str, SourceLocation] = {}
+    for name, location in named:
+        if name in first_seen:
+            raise GeneratorError(
+                location, f"duplicate {what} '{name}'{scope} (first declared at {first_seen[name]})")
+        first_seen[name] = location
+
+
+def check_generated_names_unique(model: ProviderFile) -> None:
+    """Distinct probes whose macros or semaphores would share a name (`a__b` and `a_b`)."""
+    owners: Dict[str, Probe] = {}
+    for probe in model.probes:
+        for name in (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name,
+                     f"{probe.provider}::{probe.cxx_name}",
+                     f"{probe.provider}::{probe.cxx_enabled_name}"):
+            other = owners.setdefault(name, probe)
+            if other is not probe:
+                raise GeneratorError(
+                    probe.location,
+                    f"probe '{probe.provider}:{probe.name}' and probe '{other.provider}:{other.name}' "
+                    f"(declared at {other.location}) would both generate '{name}'; rename one of them")

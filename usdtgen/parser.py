@@ -1,0 +1,160 @@
+"""Parses provider-file tokens into a syntax tree: what was written, where, nothing checked.
+
+Grammar (the DTrace subset that stapsdt can express):
+    file      := provider* END
+    provider  := 'provider' IDENT '{' probe* '}' ';'
+    probe     := 'probe' IDENT '(' params ')' [ ':' '(' params ')' ] ';'
+    params    := [ 'void' | param ( ',' param )* ]
+    param     := IDENT+ ( '*' | IDENT )*      -- type words and stars, then an optional name
+The optional second parameter list is DTrace's translated-argument list; the first one
+decides the note, as in systemtap's dtrace.
+"""
+
+from dataclasses import dataclass
+from typing import Iterator, List, Optional, Tuple
+
+from .errors import GeneratorError, SourceLocation
+from .lexer import END, IDENTIFIER, Token, tokenize
+
+# Words that can only be part of a type, so a parameter ending in one has no name.
+TYPE_KEYWORDS = frozenset({
+    "char", "short", "int", "long", "signed", "unsigned", "_Bool", "bool", "float",
+    "double", "void", "const", "volatile", "__int128", "struct", "union", "enum",
+})
+
+
+@dataclass(frozen=True)
+class ParameterSyntax:
+    type_words: Tuple[str, ...]   # identifiers and '*' in written order, name excluded
+    name: Optional[str]
+    location: SourceLocation      # of the parameter's first token
+    name_location: Optional[SourceLocation]
+
+
+@dataclass(frozen=True)
+class ProbeSyntax:
+    name: str
+    parameters: Tuple[ParameterSyntax, ...]
+    location: SourceLocation      # of the probe's name
+
+
+@dataclass(frozen=True)
+class ProviderSyntax:
+    name: str
+    probes: Tuple[ProbeSyntax, ...]
+    location: SourceLocation      # of the provider's name
+
+
+@dataclass(frozen=True)
+class FileSyntax:
+    providers: Tuple[ProviderSyntax, ...]
+    end: SourceLocation
+
+
+def parse(text: str, path: str) -> FileSyntax:
+    """Parses provider-file text. Raises GeneratorError at the first syntax error."""
+    return _Parser(tokenize(text, path)).parse_file()
+
+
+class _Parser:
+    def __init__(self, tokens: Iterator[Token]):
+        self._tokens = tokens
+        self._current = next(tokens)
+
+    def parse_file(self) -> FileSyntax:
+        providers = []
+        while self._current.kind != END:
+            providers.append(self._provider())
+        return FileSyntax(tuple(providers), self._current.location)
+
+    def _provider(self) -> ProviderSyntax:
+        self._expect_word("provider", "expected 'provider'")
+        name = self._identifier("a provider name")
+        self._expect("{")
+        probes = []
+        while not self._at("}"):
+            probes.append(self._probe())
+        self._advance()
+        self._expect(";", "after the provider's closing '}'")
+        return ProviderSyntax(name.text, tuple(probes), name.location)
+
+    def _probe(self) -> ProbeSyntax:
+        self._expect_word("probe", "expected 'probe' or '}'")
+        name = self._identifier("a probe name")
+        parameters = self._parameter_list()
+        if self._at(":"):
+            self._advance()
+            self._parameter_list()
+        self._expect(";", "after the probe declaration")
+        return ProbeSyntax(name.text, parameters, name.location)
+
+    def _parameter_list(self) -> Tuple[ParameterSyntax, ...]:
+        self._expect("(")
+        parameters: List[ParameterSyntax] = []
+        if self._at_word("void"):
+            void = self._advance()
+            if self._at(")"):
+                self._advance()
+                return ()
+            parameters.append(self._parameter(first=void))
+        elif self._at(")"):
+            self._advance()
+            return ()
+        else:
+            parameters.append(self._parameter())
+        while not self._at(")"):
+            self._expect(",", "between parameters")
+            parameters.append(self._parameter())
+        self._advance()
+        return tuple(parameters)
+
+    def _parameter(self, first: Optional[Token] = None) -> ParameterSyntax:
+        tokens = [first] if first else []
+        while self._current.kind == IDENTIFIER or self._at("*"):
+            tokens.append(self._advance())
+        if not tokens:
+            raise self._error(f"expected a parameter type, found {self._current.describe()}")
+        if not self._at(",") and not self._at(")"):
+            raise self._error(f"expected ',' or ')' after a parameter, found {self._current.describe()}")
+        if tokens[0].text == "*":
+            raise GeneratorError(tokens[0].location, "expected a parameter type before '*'")
+        last = tokens[-1]
+        named = len(tokens) > 1 and last.kind == IDENTIFIER and last.text not in TYPE_KEYWORDS
+        type_tokens = tokens[:-1] if named else tokens
+        return ParameterSyntax(
+            type_words=tuple(token.text for token in type_tokens),
+            name=last.text if named else None,
+            location=tokens[0].location,
+            name_location=last.location if named else None,
+        )
+
+    # Token helpers.
+    def _advance(self) -> Token:
+        token = self._current
+        self._current = next(self._tokens)
+        return token
+
+    def _at(self, punctuation: str) -> bool:
+        return self._current.kind != IDENTIFIER and self._current.text == punctuation
+
+    def _at_word(self, word: str) -> bool:
+        return self._current.kind == IDENTIFIER and self._current.text == word
+
+    def _expect(self, punctuation: str, context: str = "") -> Token:
+        if not self._at(punctuation):
+            where = f" {context}" if context else ""
+            raise self._error(f"expected '{punctuation}'{where}, found {self._current.describe()}")
+        return self._advance()
+
+    def _expect_word(self, word: str, message: str) -> Token:
+        if not self._at_word(word):
+            raise self._error(f"{message}, found {self._current.describe()}")
+        return self._advance()
+
+    def _identifier(self, what: str) -> Token:
+        if self._current.kind != IDENTIFIER:
+            raise self._error(f"expected {what}, found {self._current.describe()}")
+        return self._advance()
+
+    def _error(self, message: str) -> GeneratorError:
+        return GeneratorError(self._current.location, message)

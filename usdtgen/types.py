@@ -1,0 +1,133 @@
+"""Decides what a declared D argument type becomes: its C type, note size and signedness.
+
+Sizes are those of LP64 Linux (x86-64, aarch64), the only targets where probes are emitted.
+The declared type, not the caller's expression, decides the argument spec.
+"""
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+from .errors import GeneratorError, SourceLocation
+
+INTEGER = "integer"
+BOOLEAN = "bool"
+STRING = "string"
+POINTER = "pointer"
+
+
+@dataclass(frozen=True)
+class ArgumentType:
+    declared: str     # as written in the .d file, words joined by single spaces
+    c_type: str       # the C/C++ type the probe takes and casts to
+    kind: str         # INTEGER, BOOLEAN, STRING or POINTER
+    size: int         # bytes in the note: 1, 2, 4 or 8
+    signed: bool
+
+    @property
+    def spec_prefix(self) -> str:
+        """The `[-]SIZE` half of a stapsdt argument spec."""
+        return f"-{self.size}" if self.signed else f"{self.size}"
+
+
+# <stdint.h>, <stddef.h> and <sys/types.h> names: (size, signed).
+NAMED_INTEGERS = {
+    "int8_t": (1, True), "int16_t": (2, True), "int32_t": (4, True), "int64_t": (8, True),
+    "uint8_t": (1, False), "uint16_t": (2, False), "uint32_t": (4, False), "uint64_t": (8, False),
+    "intptr_t": (8, True), "uintptr_t": (8, False), "intmax_t": (8, True), "uintmax_t": (8, False),
+    "size_t": (8, False), "ssize_t": (8, True), "ptrdiff_t": (8, True),
+}
+
+# Canonical C spellings of the keyword integer types: (size, signed).
+KEYWORD_INTEGERS = {
+    "signed char": (1, True), "unsigned char": (1, False),
+    "short": (2, True), "unsigned short": (2, False),
+    "int": (4, True), "unsigned int": (4, False),
+    "long": (8, True), "unsigned long": (8, False),
+    "long long": (8, True), "unsigned long long": (8, False),
+}
+
+_QUALIFIERS = {"const", "volatile"}
+_INTEGER_WORDS = {"signed", "unsigned", "char", "short", "int", "long"}
+_FLOATING = {"float", "double", "_Float32", "_Float64", "_Float128", "__float128"}
+_WIDE = {"__int128", "__int128_t", "__uint128_t"}
+_AGGREGATES = {"struct", "union"}
+
+_FLOAT_REASON = ("floating-point arguments are not supported: gdb and libbpf reject the "
+                 "'f' argument spec and bpftrace cannot parse it; pass a scaled integer "
+                 "or a pointer to the value")
+
+
+def resolve(words: Sequence[str], location: SourceLocation) -> ArgumentType:
+    """Resolves the type words of one parameter (identifiers and '*'). Raises GeneratorError."""
+    declared = re.sub(r"\* (?=\*)", "*", " ".join(words))
+    pointer_depth = words.count("*")
+    base = [word for word in words if word != "*" and word not in _QUALIFIERS]
+    fail = _failer(location, declared)
+
+    if pointer_depth == 0 and any(word in _FLOATING for word in base):
+        fail(_FLOAT_REASON)
+    if pointer_depth == 0 and any(word in _WIDE for word in base):
+        fail("128-bit integers are not supported: a stapsdt argument is at most 8 bytes; "
+             "pass two uint64_t halves")
+    if pointer_depth:
+        if pointer_depth == 1 and base in (["char"], ["string"]):
+            return ArgumentType(declared, "const char *", STRING, 8, False)
+        if not base:
+            fail("expected a type before '*'")
+        return ArgumentType(declared, "const void *", POINTER, 8, False)
+    if base == ["string"]:
+        return ArgumentType(declared, "const char *", STRING, 8, False)
+    if base and base[0] in _AGGREGATES:
+        fail(f"{base[0]} arguments by value are not supported: no tracer can read them "
+             f"from a stapsdt note; pass a pointer ('{declared} *')")
+    if base and base[0] == "enum":
+        fail("enum arguments are not supported: their size is up to the compiler; "
+             "declare the argument as 'int' (or the enum's underlying type)")
+    if base in (["bool"], ["_Bool"]):
+        return ArgumentType(declared, "bool", BOOLEAN, 1, False)
+    if base == ["void"]:
+        fail("'void' is only allowed as the whole parameter list, as in 'probe name(void)'")
+    if len(base) == 1 and base[0] in NAMED_INTEGERS:
+        size, signed = NAMED_INTEGERS[base[0]]
+        return ArgumentType(declared, base[0], INTEGER, size, signed)
+    if base and all(word in _INTEGER_WORDS for word in base):
+        return _keyword_integer(base, declared, fail)
+    unknown = next(word for word in base if word not in _INTEGER_WORDS)
+    fail(f"unknown type '{unknown}'; use a C integer type, a <stdint.h> type, bool, "
+         f"string, or a pointer, or '#define {unknown} <type>' before the provider")
+    raise AssertionError("unreachable")
+
+
+def _keyword_integer(words, declared, fail) -> ArgumentType:
+    counts = Counter(words)
+    signedness = counts["signed"] + counts["unsigned"]
+    size_words = counts["char"] + counts["short"] + counts["long"]
+    valid = (
+        signedness <= 1 and counts["int"] <= 1
+        and counts["char"] + counts["short"] <= 1 and counts["long"] <= 2
+        and not (counts["long"] and counts["char"] + counts["short"])
+        and not (counts["char"] and counts["int"])
+        and (size_words or signedness or counts["int"])
+    )
+    if not valid:
+        fail("invalid combination of integer type words")
+    prefix = "unsigned " if counts["unsigned"] else ""
+    if counts["char"]:
+        # Plain char is signed on x86-64 but unsigned on aarch64; the note says signed for both.
+        canonical = "unsigned char" if counts["unsigned"] else "signed char"
+    elif counts["short"]:
+        canonical = prefix + "short"
+    elif counts["long"]:
+        canonical = prefix + " ".join(["long"] * counts["long"])
+    else:
+        canonical = prefix + "int"
+    size, signed = KEYWORD_INTEGERS[canonical]
+    return ArgumentType(declared, canonical, INTEGER, size, signed)
+
+
+def _failer(location: SourceLocation, declared: str):
+    def fail(reason: str):
+        raise GeneratorError(location, f"argument type '{declared}': {reason}")
+    return fail
