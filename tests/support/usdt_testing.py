@@ -1,0 +1,45 @@
+"""Shared test support: tracer availability and a unittest runner that reports skips to CTest.
+
+Tests that need root or a tracer call `require_tracer(test, "bpftrace")`. It skips with the
+reason, or fails when USDT_REQUIRE_TRACERS=1 (set by .ci/run), where a skip would hide a
+test that never ran. `main()` exits 77 when tests were skipped, which CTest shows as
+"Skipped" (SKIP_RETURN_CODE 77), and 1 on failure.
+"""
+
+import os
+import shutil
+import sys
+import unittest
+
+SKIP_RETURN_CODE = 77
+
+
+def tracers_required() -> bool:
+    return os.environ.get("USDT_REQUIRE_TRACERS") == "1"
+
+
+def tracer_unavailable_reason(tool: str, needs_root: bool = True):
+    """Why `tool` cannot run here, or None when it can."""
+    if shutil.which(tool) is None:
+        return f"{tool} is not installed (Debian: apt-get install {tool})"
+    if needs_root and os.geteuid() != 0:
+        return f"{tool} needs root to attach uprobes; run the tests as root"
+    return None
+
+
+def require_tracer(test: unittest.TestCase, tool: str, needs_root: bool = True) -> None:
+    reason = tracer_unavailable_reason(tool, needs_root)
+    if reason is None:
+        return
+    if tracers_required():
+        test.fail(f"USDT_REQUIRE_TRACERS=1 but {reason}")
+    test.skipTest(reason)
+
+
+def main() -> None:
+    """Runs the calling module's tests; exit code 0, 1, or 77 when any test was skipped."""
+    program = unittest.main(module="__main__", exit=False, verbosity=2)
+    result = program.result
+    if not result.wasSuccessful():
+        sys.exit(1)
+    sys.exit(SKIP_RETURN_CODE if result.skipped else 0)
