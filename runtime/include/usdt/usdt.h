@@ -88,8 +88,13 @@
 
 #else /* !USDT_HAVE_PROBES: arguments are still evaluated exactly once. */
 
+/* Semaphores still exist, so code that names them (as systemtap's header allows) links. */
 #define USDT_SEMAPHORE_DECLARE(name) extern volatile unsigned short name
-#define USDT_SEMAPHORE_DEFINE(name) extern volatile unsigned short name
+#if defined(__GNUC__)
+#define USDT_SEMAPHORE_DEFINE(name) volatile unsigned short name __attribute__((weak)) = 0
+#else
+#define USDT_SEMAPHORE_DEFINE(name) volatile unsigned short name = 0
+#endif
 #define USDT_SEMAPHORE_ACTIVE(name) 0
 #define USDT_ARG(type, value) (void)(type)(value)
 #define USDT_PROBE(provider, name, semaphore, spec, operands) \

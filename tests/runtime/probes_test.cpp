@@ -1,0 +1,219 @@
+/*
+ * Tests of usdt/usdt.h and of the header generated from runtime_probes.d, in a program built
+ * with probes on x86-64 Linux and no tracer attached: semaphores, exactly-once argument
+ * evaluation, macro hygiene, the C++ API's types, and the program's own .note.stapsdt.
+ */
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "runtime_probes.h"
+#include "runtime_probes.h"  // A second time: the include guard must make this harmless.
+#include "self_elf.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <type_traits>
+
+#ifndef USDT_ABI_VERSION
+#error "usdt/usdt.h must define USDT_ABI_VERSION"
+#endif
+static_assert(USDT_HAVE_PROBES == 1, "x86-64 Linux without USDT_DISABLE must emit probes");
+
+volatile unsigned short *second_unit_request_done_semaphore();
+void second_unit_request_done(int status);
+
+namespace {
+
+// Every semaphore of runtime_probes.d, by "provider:probe" as the notes name them.
+const std::map<std::string, volatile unsigned short *> semaphores = {
+    {"myapp:request__start", &myapp_request__start_semaphore},
+    {"myapp:request__done", &myapp_request__done_semaphore},
+    {"myapp:tick", &myapp_tick_semaphore},
+    {"myapp:delete", &myapp_delete_semaphore},
+    {"myapp:class", &myapp_class_semaphore},
+    {"register:done", &register_done_semaphore},
+};
+
+// doctest cannot print volatile pointers; compare addresses as integers.
+std::uintptr_t address_of(volatile unsigned short *semaphore) {
+    return reinterpret_cast<std::uintptr_t>(semaphore);
+}
+
+bool any_macro_enabled() {
+    return MYAPP_REQUEST_START_ENABLED() || MYAPP_REQUEST_DONE_ENABLED() || MYAPP_TICK_ENABLED()
+        || MYAPP_DELETE_ENABLED() || MYAPP_CLASS_ENABLED() || REGISTER_DONE_ENABLED();
+}
+
+bool any_cxx_enabled() {
+    return myapp::request_start_enabled() || myapp::request_done_enabled() || myapp::tick_enabled()
+        || myapp::delete_enabled() || myapp::class_enabled() || register_::done_enabled();
+}
+
+}  // namespace
+
+TEST_CASE("usdt.h emits probes here and states its ABI version") {
+    CHECK(USDT_HAVE_PROBES == 1);
+    CHECK(USDT_ABI_VERSION >= 1);
+}
+
+TEST_CASE("no probe is enabled without a tracer") {
+    CHECK_FALSE(any_macro_enabled());
+    CHECK_FALSE(any_cxx_enabled());
+}
+
+TEST_CASE("a raised semaphore enables its probe, and only its probe") {
+    // What gdb does when it attaches: write the semaphore in memory.
+    myapp_class_semaphore = 1;
+    CHECK(MYAPP_CLASS_ENABLED());
+    CHECK(myapp::class_enabled());
+    CHECK_FALSE(MYAPP_DELETE_ENABLED());
+    CHECK_FALSE(register_::done_enabled());
+    myapp_class_semaphore = 0;
+    CHECK_FALSE(any_macro_enabled());
+}
+
+TEST_CASE("semaphores are distinct 2-byte zeros in the .probes section, hidden") {
+    static_assert(std::is_same<decltype(myapp_request__start_semaphore), volatile unsigned short>::value,
+                  "a semaphore is a volatile unsigned short");
+    static_assert(sizeof myapp_request__start_semaphore == 2, "a semaphore is 2 bytes");
+
+    const std::vector<SelfSection> probes_sections = self_sections(".probes");
+    REQUIRE(probes_sections.size() == 1);
+    const SelfSection &probes = probes_sections.front();
+    std::set<std::uintptr_t> addresses;
+    for (const auto &entry : semaphores) {
+        CAPTURE(entry.first);
+        const std::uintptr_t address = address_of(entry.second);
+        CHECK(*entry.second == 0);
+        CHECK(address >= probes.address);
+        CHECK(address + 2 <= probes.address + probes.bytes.size());
+        addresses.insert(address);
+    }
+    CHECK(addresses.size() == 6);
+    // This program exports its symbols; a hidden semaphore is still not among them.
+    CHECK(dlsym(RTLD_DEFAULT, "myapp_request__start_semaphore") == nullptr);
+}
+
+TEST_CASE("two translation units share one semaphore") {
+    CHECK(address_of(second_unit_request_done_semaphore()) == address_of(&myapp_request__done_semaphore));
+    second_unit_request_done(500);
+}
+
+TEST_CASE("macros evaluate every argument exactly once") {
+    int id = 0, path = 0, kind = 0, flag = 0, level = 0, offset = 0, object = 0, count = 0;
+    MYAPP_REQUEST_START(++id, (++path, "/index"));
+    MYAPP_CLASS(++kind, ++flag, ++level, ++offset);
+    MYAPP_DELETE((++object, &object));
+    REGISTER_DONE(++count);
+    CHECK(id == 1);
+    CHECK(path == 1);
+    CHECK(kind == 1);
+    CHECK(flag == 1);
+    CHECK(level == 1);
+    CHECK(offset == 1);
+    CHECK(object == 1);
+    CHECK(count == 1);
+}
+
+TEST_CASE("the C++ API evaluates every argument exactly once") {
+    int id = 0, path = 0, kind = 0, flag = 0, level = 0, offset = 0, object = 0, count = 0;
+    myapp::request_start(++id, (++path, "/index"));
+    myapp::class_(++kind, ++flag, ++level, ++offset);
+    myapp::delete_((++object, &object));
+    register_::done(++count);
+    CHECK(id == 1);
+    CHECK(path == 1);
+    CHECK(kind == 1);
+    CHECK(flag == 1);
+    CHECK(level == 1);
+    CHECK(offset == 1);
+    CHECK(object == 1);
+    CHECK(count == 1);
+}
+
+TEST_CASE("a probe macro is one statement") {
+    int then_branch = 0, else_branch = 0;
+    for (int i = 0; i < 3; ++i)
+        if (i == 0)
+            MYAPP_REQUEST_DONE(++then_branch);
+        else
+            MYAPP_REQUEST_DONE(++else_branch);
+    CHECK(then_branch == 1);
+    CHECK(else_branch == 2);
+
+    int ticks = 0;
+    while (ticks < 4)
+        MYAPP_CLASS('t', true, 0, ++ticks);
+    CHECK(ticks == 4);
+
+    // Arguments that are comma expressions or calls with several arguments. (Separate
+    // counters: the order in which operands are evaluated is unspecified.)
+    int first = 0, third = 0;
+    MYAPP_CLASS((++first, 'c'), true, (++third, short{2}), std::max(1L, 2L));
+    CHECK(first == 1);
+    CHECK(third == 1);
+
+    // _ENABLED() is an expression: usable in conditions, initializers and ?:.
+    const bool enabled = MYAPP_TICK_ENABLED();
+    CHECK((MYAPP_TICK_ENABLED() ? 1 : 2) == 2);
+    CHECK_FALSE(enabled);
+}
+
+TEST_CASE("the C++ API takes the declared types") {
+    // Initializing these pointers compiles only with the exact parameter types (C++17 drops
+    // noexcept implicitly); calling through them uses the out-of-line copies.
+    void (*request_start)(std::uint64_t, const char *) = &myapp::request_start;
+    void (*request_done)(int) = &myapp::request_done;
+    void (*tick)() = &myapp::tick;
+    void (*delete_)(const void *) = &myapp::delete_;
+    void (*class_)(signed char, bool, short, long) = &myapp::class_;
+    void (*done)(unsigned int) = &register_::done;
+    bool (*delete_enabled)() = &myapp::delete_enabled;
+    request_start(1, "pointer");
+    request_done(0);
+    tick();
+    delete_(nullptr);
+    class_('p', false, 1, 2);
+    done(1);
+    CHECK_FALSE(delete_enabled());
+    static_assert(noexcept(myapp::tick()), "probes never throw");
+
+    // Calls convert as C++ converts: literals, nullptr, any object pointer, narrower integers.
+    const std::string path = "/std/string";
+    int object = 0;
+    myapp::request_start(42, "literal");
+    myapp::request_start(UINT64_MAX, path.c_str());
+    myapp::request_start(0, nullptr);
+    myapp::delete_(nullptr);
+    myapp::delete_(&object);
+    myapp::delete_(&path);
+    myapp::class_('k', true, 7, -1);
+    register_::done(3u);
+    myapp::tick();
+}
+
+TEST_CASE("the program's notes point at nops and at its semaphores") {
+    const std::vector<ProbeNote> notes = self_probe_notes();
+    const std::vector<SelfSection> base = self_sections(".stapsdt.base");
+    REQUIRE(base.size() == 1);
+    const std::uintptr_t bias = base.front().address - base.front().link_address;
+
+    std::set<std::string> probes_with_notes;
+    for (const ProbeNote &note : notes) {
+        const std::string probe = note.provider + ":" + note.name;
+        CAPTURE(probe);
+        REQUIRE(semaphores.count(probe) == 1);
+        probes_with_notes.insert(probe);
+        CHECK(note.base == base.front().link_address);
+        CHECK(note.semaphore + bias == address_of(semaphores.at(probe)));
+#ifdef __x86_64__
+        CHECK(*reinterpret_cast<const unsigned char *>(note.pc + bias) == 0x90);  // nop
+#endif
+    }
+    CHECK(probes_with_notes.size() == semaphores.size());
+}
