@@ -44,10 +44,13 @@ included; set ``USDT_PYTHON_EXECUTABLE`` to choose the interpreter.
 
 include_guard(GLOBAL)
 
-# Captured at include time: inside a function, CMAKE_CURRENT_LIST_DIR is the caller's.
+# Captured at include time (inside a function, CMAKE_CURRENT_LIST_DIR is the caller's), in
+# global properties because the caller may sit in any directory scope (add_subdirectory).
 # The source tree and the installed data directory share the layout cmake/, usdtgen/, templates/.
-get_filename_component(_USDT_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
-file(GLOB _USDT_GENERATOR_FILES "${_USDT_ROOT}/usdtgen/*.py" "${_USDT_ROOT}/templates/*.j2")
+get_filename_component(_usdt_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+file(GLOB _usdt_generator_files "${_usdt_root}/usdtgen/*.py" "${_usdt_root}/templates/*.j2")
+set_property(GLOBAL PROPERTY USDT_GENERATOR_ROOT "${_usdt_root}")
+set_property(GLOBAL PROPERTY USDT_GENERATOR_FILES "${_usdt_generator_files}")
 
 function(_usdt_python_has_jinja2 python result)
   execute_process(COMMAND "${python}" -c "import jinja2"
@@ -114,14 +117,16 @@ function(usdt_add_provider target)
   endif()
   set(preprocessor "${CMAKE_${language}_COMPILER}")
 
+  get_property(generator_root GLOBAL PROPERTY USDT_GENERATOR_ROOT)
+  get_property(generator_files GLOBAL PROPERTY USDT_GENERATOR_FILES)
   set(output_directory "${CMAKE_CURRENT_BINARY_DIR}/${target}.usdt")
   set(seen_stems "")
   foreach(provider_file IN LISTS provider_files)
-    get_filename_component(provider_file "${provider_file}" ABSOLUTE)
-    get_filename_component(stem "${provider_file}" NAME_WE)
     if(NOT provider_file MATCHES "\\.d$")
       message(FATAL_ERROR "usdt_add_provider: '${provider_file}' is neither a .d provider file nor a keyword (PUBLIC, PREPROCESSOR_OPTIONS).")
     endif()
+    get_filename_component(provider_file "${provider_file}" ABSOLUTE)
+    get_filename_component(stem "${provider_file}" NAME_WLE)
     if(NOT EXISTS "${provider_file}")
       message(FATAL_ERROR "usdt_add_provider: provider file '${provider_file}' does not exist.")
     endif()
@@ -135,11 +140,11 @@ function(usdt_add_provider target)
     file(RELATIVE_PATH shown_header "${CMAKE_BINARY_DIR}" "${header}")
     add_custom_command(
       OUTPUT "${header}" "${source}"
-      COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${_USDT_ROOT}"
+      COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${generator_root}"
               "${USDT_PYTHON_EXECUTABLE}" -m usdtgen "${provider_file}"
               --header "${header}" --source "${source}" --cc "${preprocessor}"
               ${arg_PREPROCESSOR_OPTIONS}
-      DEPENDS "${provider_file}" ${_USDT_GENERATOR_FILES}
+      DEPENDS "${provider_file}" ${generator_files}
       WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
       COMMENT "Generating USDT probes ${shown_header}"
       VERBATIM)

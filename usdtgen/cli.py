@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from . import VERSION, model, parser, preprocess, render
+from . import VERSION, lexer, model, parser, preprocess, render
 from .errors import GeneratorError, SourceLocation
 
 
@@ -36,16 +36,28 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def generate(path: str, compiler: str = "cc", cpp_options: tuple = ()) -> Dict[str, str]:
     """Returns the rendered outputs for the provider file at `path`. Raises GeneratorError."""
+    text = _read_source(path)
+    if preprocess.needs_preprocessor(text):
+        preprocessed = preprocess.preprocess(path, compiler, cpp_options)
+        tokens = preprocess.restore_columns(lexer.tokenize(preprocessed, path))
+    else:
+        tokens = lexer.tokenize(text, path)
+    syntax = parser.parse_tokens(tokens)
+    return render.render(model.build(syntax, os.path.basename(path), path))
+
+
+def _read_source(path: str) -> str:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
     except OSError as error:
         raise GeneratorError(SourceLocation(path, 1, 1), f"cannot read: {error.strerror}") from None
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise GeneratorError(SourceLocation(path, 1, 1), f"not UTF-8 text: {error.reason}") from None
-    if preprocess.needs_preprocessor(text):
-        text = preprocess.preprocess(path, compiler, cpp_options)
-    source_name = os.path.basename(path)
-    return render.render(model.build(parser.parse(text, path), source_name, path))
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise GeneratorError(SourceLocation(path, line, column),
+                             f"not UTF-8 text: byte 0x{data[error.start]:02x}") from None
 
 
 def _argument_parser() -> argparse.ArgumentParser:

@@ -4,6 +4,7 @@ The text is either the .d file itself or the C preprocessor's output for it; in 
 latter case `# LINE "FILE"` markers move the locations back to the original files.
 """
 
+import codecs
 import re
 from dataclasses import dataclass
 from typing import Iterator
@@ -70,7 +71,7 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
                 # The marker names the line that follows it.
                 line = int(marker.group(1)) - 1
                 if marker.group(2) is not None:
-                    path = marker.group(2).encode().decode("unicode_escape")
+                    path = _unquote(marker.group(2))
                 position = marker.end()
             elif _PRAGMA_RE.match(text, position):
                 # `#pragma D attributes/option ...` carry nothing a stapsdt note can express.
@@ -96,5 +97,10 @@ def _unexpected(text: str, position: int) -> str:
         return f"invalid identifier '{word.group(0)}': identifiers start with a letter or '_'"
     character = text[position]
     if character == "-":
-        return "unexpected character '-'; a probe name spells '-' as '__' (request__start)"
+        return "unexpected character '-': names cannot contain '-' (DTrace's probe request-start is written request__start)"
     return f"unexpected character '{character}'"
+
+
+def _unquote(quoted: str) -> str:
+    """The text of a C string literal's body as the preprocessor writes file names in markers."""
+    return codecs.escape_decode(quoted.encode("utf-8"))[0].decode("utf-8", errors="replace")

@@ -47,8 +47,15 @@ class Argument:
 
     @property
     def spec(self) -> str:
-        """`[-]SIZE@%N`: the compiler substitutes the register for asm operand N."""
-        return f"{self.type.spec_prefix}@%{self.index}"
+        """`[-]SIZE@%N` as C string-literal tokens: the compiler substitutes operand N's register.
+
+        A 1- or 2-byte argument names its register by the 32-bit name (`%r8d`, `w8`): gdb
+        knows no `%r8b`, and SIZE tells every tracer how many bytes to use. The runtime
+        header's USDT_NARROW_REGISTER is the operand modifier that selects that name.
+        """
+        if self.type.size < 4:
+            return f'"{self.type.spec_prefix}@%" USDT_NARROW_REGISTER "{self.index}"'
+        return f'"{self.type.spec_prefix}@%{self.index}"'
 
 
 @dataclass(frozen=True)
@@ -82,7 +89,9 @@ class Probe:
 
     @property
     def argument_spec(self) -> str:
-        return " ".join(argument.spec for argument in self.arguments)
+        """All argument specs, space separated, as adjacent C string literals."""
+        # Joining `"a"` and `"b"` with a space inside the literals: `"a b"`.
+        return '" "'.join(argument.spec for argument in self.arguments).replace('"" ""', " ") or '""'
 
     @property
     def signature(self) -> str:
@@ -137,15 +146,16 @@ def _provider(syntax: ProviderSyntax) -> Provider:
 
 def _probe(provider: str, syntax: ProbeSyntax) -> Probe:
     check_argument_count(syntax)
-    check_unique(((p.name, p.name_location) for p in syntax.parameters if p.name),
-                 "argument name", f" in probe '{syntax.name}'")
     arguments = tuple(_argument(index, parameter) for index, parameter in enumerate(syntax.parameters))
+    # On the C++ names: `delete` and `delete_`, or an unnamed argN and a declared argN, clash too.
+    check_unique(((a.name, a.location) for a in arguments), "argument name", f" in probe '{syntax.name}'")
     return Probe(provider, syntax.name, arguments, syntax.location)
 
 
 def _argument(index: int, syntax: ParameterSyntax) -> Argument:
     name = cxx_identifier(syntax.name) if syntax.name else f"arg{index}"
-    return Argument(index, name, types.resolve(syntax.type_words, syntax.location), syntax.location)
+    location = syntax.name_location or syntax.location
+    return Argument(index, name, types.resolve(syntax.type_words, syntax.location), location)
 
 
 def _stem(source_name: str) -> str:
@@ -184,15 +194,17 @@ def check_unique(named: Iterable[Tuple[str, SourceLocation]], what: str, scope: 
 
 
 def check_generated_names_unique(model: ProviderFile) -> None:
-    """Distinct probes whose macros or semaphores would share a name (`a__b` and `a_b`)."""
+    """Distinct probes that would generate the same macro, semaphore or C++ function
+    (`a__b` and `a_b`; `foo` and `foo_enabled`; providers `delete` and `delete_`)."""
     owners: Dict[str, Probe] = {}
-    for probe in model.probes:
-        for name in (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name,
-                     f"{probe.provider}::{probe.cxx_name}",
-                     f"{probe.provider}::{probe.cxx_enabled_name}"):
-            other = owners.setdefault(name, probe)
-            if other is not probe:
-                raise GeneratorError(
-                    probe.location,
-                    f"probe '{probe.provider}:{probe.name}' and probe '{other.provider}:{other.name}' "
-                    f"(declared at {other.location}) would both generate '{name}'; rename one of them")
+    for provider in model.providers:
+        namespace = provider.cxx_namespace
+        for probe in provider.probes:
+            for name in (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name,
+                         f"{namespace}::{probe.cxx_name}", f"{namespace}::{probe.cxx_enabled_name}"):
+                other = owners.setdefault(name, probe)
+                if other is not probe:
+                    raise GeneratorError(
+                        probe.location,
+                        f"probe '{probe.provider}:{probe.name}' and probe '{other.provider}:{other.name}' "
+                        f"(declared at {other.location}) would both generate '{name}'; rename one of them")

@@ -21,6 +21,8 @@ TYPE_KEYWORDS = frozenset({
     "char", "short", "int", "long", "signed", "unsigned", "_Bool", "bool", "float",
     "double", "void", "const", "volatile", "__int128", "struct", "union", "enum",
 })
+QUALIFIERS = frozenset({"const", "volatile"})
+TAG_KEYWORDS = frozenset({"struct", "union", "enum"})
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,12 @@ class FileSyntax:
 
 def parse(text: str, path: str) -> FileSyntax:
     """Parses provider-file text. Raises GeneratorError at the first syntax error."""
-    return _Parser(tokenize(text, path)).parse_file()
+    return parse_tokens(tokenize(text, path))
+
+
+def parse_tokens(tokens: Iterator[Token]) -> FileSyntax:
+    """Parses a token stream ending in an END token. Raises GeneratorError."""
+    return _Parser(tokens).parse_file()
 
 
 class _Parser:
@@ -119,7 +126,11 @@ class _Parser:
         if tokens[0].text == "*":
             raise GeneratorError(tokens[0].location, "expected a parameter type before '*'")
         last = tokens[-1]
-        named = len(tokens) > 1 and last.kind == IDENTIFIER and last.text not in TYPE_KEYWORDS
+        # The last word is a name when a type precedes it: not in `const uint64_t`, nor in
+        # `struct foo`, where it is the tag.
+        before = [token.text for token in tokens[:-1] if token.text not in QUALIFIERS]
+        named = (last.kind == IDENTIFIER and last.text not in TYPE_KEYWORDS
+                 and bool(before) and before[-1] not in TAG_KEYWORDS)
         type_tokens = tokens[:-1] if named else tokens
         return ParameterSyntax(
             type_words=tuple(token.text for token in type_tokens),

@@ -66,6 +66,8 @@ def resolve(words: Sequence[str], location: SourceLocation) -> ArgumentType:
     base = [word for word in words if word != "*" and word not in _QUALIFIERS]
     fail = _failer(location, declared)
 
+    if not base:
+        fail("a type is missing: 'const' and 'volatile' only qualify one")
     if pointer_depth == 0 and any(word in _FLOATING for word in base):
         fail(_FLOAT_REASON)
     if pointer_depth == 0 and any(word in _WIDE for word in base):
@@ -74,8 +76,6 @@ def resolve(words: Sequence[str], location: SourceLocation) -> ArgumentType:
     if pointer_depth:
         if pointer_depth == 1 and base in (["char"], ["string"]):
             return ArgumentType(declared, "const char *", STRING, 8, False)
-        if not base:
-            fail("expected a type before '*'")
         return ArgumentType(declared, "const void *", POINTER, 8, False)
     if base == ["string"]:
         return ArgumentType(declared, "const char *", STRING, 8, False)

@@ -1,0 +1,72 @@
+"""Reads an ELF module's stapsdt notes, section headers and symbols with binutils' readelf."""
+
+import re
+import subprocess
+from dataclasses import dataclass
+from typing import Dict, List, Tuple
+
+
+@dataclass(frozen=True)
+class Note:
+    provider: str
+    name: str
+    location: int
+    base: int
+    semaphore: int
+    arguments: Tuple[str, ...]   # `[-]SIZE@OPERAND`, as written in the note
+
+    @property
+    def probe(self) -> str:
+        return f"{self.provider}:{self.name}"
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    address: int
+    size: int
+
+    def contains(self, address: int) -> bool:
+        return self.address <= address < self.address + self.size
+
+
+_NOTE_RE = re.compile(
+    r"NT_STAPSDT \(SystemTap probe descriptors\)\s+"
+    r"Provider: (?P<provider>\S+)\s+Name: (?P<name>\S+)\s+"
+    r"Location: (?P<location>0x[0-9a-f]+), Base: (?P<base>0x[0-9a-f]+), "
+    r"Semaphore: (?P<semaphore>0x[0-9a-f]+)\s+Arguments:(?P<arguments>[^\n]*)")
+# An operand may contain spaces (aarch64's `[sp, 40]`): split before each `[-]N@`.
+_ARGUMENT_RE = re.compile(r"-?\d+@.*?(?=\s+-?\d+@|$)")
+_SECTION_RE = re.compile(
+    r"^\s*\[\s*(?P<number>\d+)\]\s+(?P<name>\S+)\s+\S+\s+(?P<address>[0-9a-f]+)\s+"
+    r"[0-9a-f]+\s+(?P<size>[0-9a-f]+)\s", re.MULTILINE)
+_SYMBOL_RE = re.compile(
+    r"^\s*\d+:\s+(?P<value>[0-9a-f]+)\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(?P<name>\S+)$", re.MULTILINE)
+
+
+def _readelf(*arguments: str) -> str:
+    return subprocess.run(["readelf", "--wide", *arguments], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def notes(path: str) -> List[Note]:
+    output = _readelf("-n", path)
+    found = [
+        Note(match["provider"], match["name"], int(match["location"], 16), int(match["base"], 16),
+             int(match["semaphore"], 16), tuple(_ARGUMENT_RE.findall(match["arguments"].strip())))
+        for match in _NOTE_RE.finditer(output)]
+    # A note this parser skipped would make every later check meaningless.
+    if len(found) != output.count("NT_STAPSDT"):
+        raise AssertionError(f"could not parse every stapsdt note of {path}:\n{output}")
+    return found
+
+
+def sections(path: str) -> Dict[str, Section]:
+    return {match["name"]: Section(match["name"], int(match["address"], 16), int(match["size"], 16))
+            for match in _SECTION_RE.finditer(_readelf("-S", path)) if match["number"] != "0"}
+
+
+def symbols(path: str) -> List[Tuple[str, int]]:
+    """Every (name, value) of .dynsym and .symtab, duplicates included."""
+    return [(match["name"], int(match["value"], 16))
+            for match in _SYMBOL_RE.finditer(_readelf("-s", path))]

@@ -1,0 +1,116 @@
+"""readelf checks of every integration module: which probes it has, each argument's size
+and sign, the operand forms tracers can read, one semaphore per probe inside `.probes`,
+and the `.stapsdt.base` address every note must carry. Expectations: expected.MODULES.
+"""
+
+import re
+import unittest
+from collections import defaultdict
+
+import built_programs
+import elf_notes
+import expected
+from usdt_testing import main
+
+PROGRAMS = {}
+
+SPEC_PREFIX = re.compile(r"-?\d+@")
+REGISTER_OPERAND = re.compile(r"-?[1248]@%[a-z][a-z0-9]*")
+SEMAPHORE_SIZE = 2   # unsigned short
+
+
+def notes_by_probe(notes):
+    grouped = defaultdict(list)
+    for note in notes:
+        grouped[note.probe].append(note)
+    return grouped
+
+
+class NotesTest(unittest.TestCase):
+    maxDiff = None
+
+    def test_probes_and_argument_specs(self):
+        for module, expectation in expected.MODULES.items():
+            with self.subTest(module=module):
+                grouped = notes_by_probe(elf_notes.notes(PROGRAMS[module]))
+                specs = expectation.expected_specs()
+                self.assertEqual(sorted(grouped), sorted(specs), "probes with notes")
+                for probe, sites in grouped.items():
+                    for note in sites:
+                        prefixes = tuple(SPEC_PREFIX.match(argument).group() for argument in note.arguments)
+                        self.assertEqual(prefixes, specs[probe],
+                                         f"{probe} at {note.location:#x}: {' '.join(note.arguments)}")
+                for probe, count in expectation.sites.items():
+                    self.assertEqual(len(grouped[probe]), count, f"sites of {probe}")
+
+    def test_operands_are_plain_registers(self):
+        # sym(%rip), $imm and (%base,%index) are each misread or skipped by some tracer.
+        for module in expected.MODULES:
+            with self.subTest(module=module):
+                for note in elf_notes.notes(PROGRAMS[module]):
+                    for argument in note.arguments:
+                        where = f"{note.probe} at {note.location:#x}: {argument}"
+                        self.assertNotIn("(%rip)", argument, where)
+                        self.assertNotIn("$", argument, where)
+                        self.assertNotRegex(argument, r"\(%\w+,%", where)
+                        self.assertRegex(argument, f"^{REGISTER_OPERAND.pattern}$", where)
+
+    def test_narrow_arguments_name_32_bit_registers(self):
+        # gdb rejects %r8b..%r15b (it calls them r8l..r15l) and with it the whole probe;
+        # the 32-bit names (%eax, %r8d) parse everywhere and SIZE says what to read.
+        for module in expected.MODULES:
+            with self.subTest(module=module):
+                for note in elf_notes.notes(PROGRAMS[module]):
+                    for argument in note.arguments:
+                        if argument.lstrip("-")[0] in "12":
+                            self.assertRegex(argument, r"@%(e[a-z]{2}|r\d+d)$",
+                                             f"{note.probe} at {note.location:#x}: {argument}")
+
+    def test_one_semaphore_per_probe_in_probes_section(self):
+        for module, expectation in expected.MODULES.items():
+            with self.subTest(module=module):
+                path = PROGRAMS[module]
+                probes_section = elf_notes.sections(path).get(".probes")
+                self.assertIsNotNone(probes_section, "no .probes section")
+                # Exactly the declared probes' semaphores: a second copy would grow the section.
+                self.assertEqual(probes_section.size, SEMAPHORE_SIZE * len(expectation.declared),
+                                 f".probes size for {len(expectation.declared)} probes")
+
+                symbols = elf_notes.symbols(path)
+                semaphore_of = {}
+                for probe in expectation.declared:
+                    provider, name = probe.split(":")
+                    symbol = f"{provider}_{name}_semaphore"
+                    values = [value for symbol_name, value in symbols if symbol_name == symbol]
+                    self.assertEqual(len(values), 1, f"symbol {symbol} (hidden: not in .dynsym)")
+                    self.assertTrue(probes_section.contains(values[0]), f"{symbol} at {values[0]:#x}")
+                    semaphore_of[probe] = values[0]
+
+                for note in elf_notes.notes(path):
+                    self.assertNotEqual(note.semaphore, 0, f"{note.probe} has no semaphore")
+                    self.assertEqual(note.semaphore, semaphore_of[note.probe],
+                                     f"{note.probe} at {note.location:#x}: semaphore")
+
+    def test_base_is_the_stapsdt_base_section(self):
+        # Tracers relocate each probe by (actual .stapsdt.base - note's base).
+        for module in expected.MODULES:
+            with self.subTest(module=module):
+                path = PROGRAMS[module]
+                base_section = elf_notes.sections(path).get(".stapsdt.base")
+                self.assertIsNotNone(base_section, "no .stapsdt.base section")
+                self.assertNotEqual(base_section.address, 0)
+                for note in elf_notes.notes(path):
+                    self.assertEqual(note.base, base_section.address, f"{note.probe} at {note.location:#x}")
+
+    def test_locations_are_in_text(self):
+        for module in expected.MODULES:
+            with self.subTest(module=module):
+                path = PROGRAMS[module]
+                text = elf_notes.sections(path)[".text"]
+                for note in elf_notes.notes(path):
+                    self.assertTrue(text.contains(note.location), f"{note.probe} at {note.location:#x}")
+
+
+if __name__ == "__main__":
+    PROGRAMS.update(built_programs.take_from_argv())
+    main()

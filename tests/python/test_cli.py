@@ -1,0 +1,264 @@
+"""CLI tests: `python3 -m usdtgen` run as a subprocess on inline fixture files in a temporary directory.
+
+Success is silent and deterministic; every error is one `file:line:col: error:` line on stderr,
+exit status 1, no traceback, and no output file left behind (stale ones included).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+import usdt_testing
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+PROVIDERS = """\
+provider myapp {
+    probe request__start(uint64_t id, const char *path);
+    probe done(int status);
+};
+"""
+
+FLOAT_REASON = ("floating-point arguments are not supported: gdb and libbpf reject the 'f' "
+                "argument spec and bpftrace cannot parse it; pass a scaled integer or a pointer "
+                "to the value")
+
+# Any compiler diagnostic or generator error line: `file:line:col: [fatal ]error: ...`.
+ERROR_LINE = re.compile(r"^[^:\n]+:\d+:\d+: (?:fatal )?error: ", re.MULTILINE)
+
+
+class CliTestCase(unittest.TestCase):
+    def setUp(self):
+        self.directory = Path(tempfile.mkdtemp(prefix="usdtgen-cli-"))
+        self.addCleanup(shutil.rmtree, self.directory)
+
+    def write(self, name, content):
+        path = self.directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        return path
+
+    def usdtgen(self, *arguments, cwd=None):
+        # PYTHONPATH is set here, not inherited, so the test also runs outside CTest.
+        environment = dict(os.environ, PYTHONPATH=str(REPOSITORY), PYTHONDONTWRITEBYTECODE="1")
+        return subprocess.run([sys.executable, "-m", "usdtgen", *map(str, arguments)],
+                              cwd=cwd or self.directory, env=environment,
+                              capture_output=True, text=True, check=False)
+
+    def generate(self, input_name="probes.d", *options, output="out", cwd=None):
+        """Runs with --header/--source under `output`; returns (result, {kind: bytes or None})."""
+        header = self.directory / output / "probes.h"
+        source = self.directory / output / "probes.usdt.c"
+        result = self.usdtgen(input_name, "--header", header, "--source", source, *options, cwd=cwd)
+        contents = {kind: path.read_bytes() if path.exists() else None
+                    for kind, path in (("header", header), ("source", source))}
+        return result, contents
+
+    def assertSucceeded(self, result, contents):
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
+        self.assertNotIn(None, contents.values())
+
+    def assertFailedWith(self, expected_stderr, input_name="probes.d", *options):
+        """Runs over stale outputs; expects exit 1, exactly `expected_stderr` and no outputs left."""
+        self.write("out/probes.h", "/* stale */\n")
+        self.write("out/probes.usdt.c", "/* stale */\n")
+        result, contents = self.generate(input_name, *options)
+        self.assertEqual(result.stderr, expected_stderr)
+        self.assertEqual(len(ERROR_LINE.findall(result.stderr)), 1)
+        self.assertNotIn("Traceback", result.stderr)
+        self.assertEqual((result.returncode, result.stdout), (1, ""))
+        self.assertEqual(contents, {"header": None, "source": None}, "outputs must be removed")
+
+
+class SuccessTest(CliTestCase):
+    def test_success_prints_nothing_and_writes_both_outputs(self):
+        self.write("probes.d", PROVIDERS)
+        result, contents = self.generate(output="new/directory")
+        self.assertSucceeded(result, contents)
+        self.assertIn(b'"myapp", "request__start"', contents["header"])
+        self.assertIn(b"USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["source"])
+
+    def test_header_only(self):
+        self.write("probes.d", PROVIDERS)
+        result = self.usdtgen("probes.d", "--header", "only.h")
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
+        self.assertEqual(sorted(path.name for path in self.directory.iterdir()), ["only.h", "probes.d"])
+
+    def test_output_is_byte_identical_across_runs(self):
+        self.write("probes.d", PROVIDERS)
+        first = self.generate(output="first")
+        second = self.generate(output="second")
+        self.assertSucceeded(*first)
+        self.assertEqual(first[1], second[1])
+
+    def test_output_does_not_depend_on_working_directory_or_path_spelling(self):
+        probes = self.write("probes.d", PROVIDERS)
+        (self.directory / "sub").mkdir()
+        runs = [
+            self.generate("probes.d", output="a"),
+            self.generate(probes, output="b", cwd="/"),
+            self.generate("../probes.d", output="c", cwd=self.directory / "sub"),
+        ]
+        for result, contents in runs:
+            self.assertSucceeded(result, contents)
+        self.assertEqual(runs[0][1], runs[1][1])
+        self.assertEqual(runs[0][1], runs[2][1])
+
+    def test_option_order_does_not_matter(self):
+        self.write("probes.d", PROVIDERS)
+        _, expected = self.generate(output="a")
+        header, source = self.directory / "b/probes.h", self.directory / "b/probes.usdt.c"
+        result = self.usdtgen("--source", source, "--header", header, "probes.d")
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertEqual({"header": header.read_bytes(), "source": source.read_bytes()}, expected)
+
+    def test_banner_names_the_file_without_path_or_timestamp(self):
+        probes = self.write("probes.d", PROVIDERS)
+        result, contents = self.generate(probes)  # an absolute input path could leak
+        self.assertSucceeded(result, contents)
+        for kind, text in contents.items():
+            with self.subTest(output=kind):
+                text = text.decode("utf-8")
+                self.assertRegex(text.splitlines()[0], r"^/\* Generated by usdtgen \d+\.\d+\.\d+ from "
+                                                       r"probes\.d\. Do not edit: edit probes\.d\. \*/$")
+                self.assertNotIn(str(self.directory), text)
+                self.assertNotIn(tempfile.gettempdir() + "/", text)
+                self.assertNotRegex(text, r"\d{4}-\d\d-\d\d|\d\d:\d\d|\b20\d\d\b")
+
+
+class PreprocessorTest(CliTestCase):
+    def test_define_in_the_file(self):
+        self.write("probes.d", "#define request_id uint64_t\n"
+                               "provider myapp { probe start(request_id id); };\n")
+        result, contents = self.generate()
+        self.assertSucceeded(result, contents)
+        self.assertIn(b'"8@%0", \\\n               (USDT_ARG(uint64_t, arg0)))', contents["header"])
+
+    def test_include_with_I_option(self):
+        self.write("inc/types.h", "#define small_t int8_t\n")
+        self.write("probes.d", '#include "types.h"\nprovider p { probe x(small_t v); };\n')
+        result, contents = self.generate("probes.d", "-I", "inc")
+        self.assertSucceeded(result, contents)
+        self.assertIn(b'"-1@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int8_t, arg0)))', contents["header"])
+
+    def test_D_option(self):
+        self.write("probes.d", "#ifndef ID_TYPE\n#define ID_TYPE int\n#endif\n"
+                               "provider p { probe x(ID_TYPE id); };\n")
+        _, default = self.generate(output="default")
+        result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t", output="defined")
+        self.assertSucceeded(result, defined)
+        self.assertIn(b'"-4@%0", \\\n               (USDT_ARG(int, arg0)))', default["header"])
+        self.assertIn(b'"2@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(uint16_t, arg0)))', defined["header"])
+
+    def test_pragma_d_alone_does_not_run_the_preprocessor(self):
+        self.write("probes.d", "#pragma D option quiet\n" + PROVIDERS)
+        self.assertSucceeded(*self.generate("probes.d", "--cc", self.directory / "no-such-compiler"))
+
+    def test_error_line_after_an_include(self):
+        self.write("defs.h", "/* Types\n   of the probes. */\n#define request_id uint64_t\n")
+        self.write("probes.d",
+                   '#include "defs.h"\n'
+                   "\n"
+                   "provider myapp {\n"
+                   "    probe start(request_id id);\n"
+                   "    probe stop(request_id id);\n"
+                   "\n"
+                   "    probe broken(float x);\n"
+                   "};\n")
+        self.assertFailedWith(f"probes.d:7:18: error: argument type 'float': {FLOAT_REASON}\n")
+
+    def test_error_inside_an_included_provider_file(self):
+        self.write("inc/more.d", "/* included */\nprovider extra {\n    probe bad(long double x);\n};\n")
+        self.write("probes.d", 'provider main { probe ok(); };\n#include "inc/more.d"\n')
+        self.assertFailedWith(f"inc/more.d:3:15: error: argument type 'long double': {FLOAT_REASON}\n")
+
+    def test_error_column_after_preprocessing(self):
+        self.write("probes.d", "#define UNUSED 1\nprovider myapp {\n\tprobe  start(int   a,    double   b);\n};\n")
+        self.assertFailedWith(f"probes.d:3:27: error: argument type 'double': {FLOAT_REASON}\n")
+
+    def test_missing_include(self):
+        self.write("out/probes.h", "/* stale */\n")
+        self.write("probes.d", '#include "missing.h"\nprovider p { probe x(); };\n')
+        result, contents = self.generate()
+        # The preprocessor's own diagnostic, passed through (gcc and clang word it differently).
+        self.assertRegex(result.stderr, r"(?m)^probes\.d:1:10: fatal error: .*missing\.h")
+        self.assertEqual(len(ERROR_LINE.findall(result.stderr)), 1)
+        self.assertNotIn("Traceback", result.stderr)
+        self.assertEqual((result.returncode, result.stdout), (1, ""))
+        self.assertEqual(contents, {"header": None, "source": None})
+
+    def test_preprocessor_not_found(self):
+        self.write("probes.d", "#define T int\nprovider p { probe x(T); };\n")
+        self.assertFailedWith("probes.d:1:1: error: cannot run the C preprocessor '/no/such/cc': "
+                              "No such file or directory\n", "probes.d", "--cc", "/no/such/cc")
+
+
+class InputErrorTest(CliTestCase):
+    def test_lexer_error(self):
+        self.write("probes.d", "provider myapp {\n    probe request-start();\n};\n")
+        self.assertFailedWith("probes.d:2:18: error: unexpected character '-': names cannot contain "
+                              "'-' (DTrace's probe request-start is written request__start)\n")
+
+    def test_unterminated_comment(self):
+        self.write("probes.d", PROVIDERS + "\n  /* unfinished\n")
+        self.assertFailedWith("probes.d:6:3: error: unterminated comment\n")
+
+    def test_syntax_error(self):
+        self.write("probes.d", "provider myapp {\n    probe start(int a)\n    probe stop();\n};\n")
+        self.assertFailedWith("probes.d:3:5: error: expected ';' after the probe declaration, "
+                              "found 'probe'\n")
+
+    def test_type_error(self):
+        self.write("probes.d", "provider myapp {\n    probe start(struct request r);\n};\n")
+        self.assertFailedWith("probes.d:2:17: error: argument type 'struct request': struct arguments "
+                              "by value are not supported: no tracer can read them from a stapsdt note; "
+                              "pass a pointer ('struct request *')\n")
+
+    def test_semantic_error(self):
+        self.write("probes.d", PROVIDERS + "provider myapp { probe other(); };\n")
+        self.assertFailedWith("probes.d:5:10: error: duplicate provider 'myapp' (first declared at "
+                              "probes.d:1:10)\n")
+
+    def test_empty_file(self):
+        self.write("probes.d", "")
+        self.assertFailedWith("probes.d:1:1: error: no provider declared; expected "
+                              "'provider NAME { probe NAME(TYPE, ...); };'\n")
+
+    def test_error_path_is_spelled_as_given(self):
+        self.write("sub/bad.d", "provider p {\n  probe x(double d);\n};\n")
+        self.assertFailedWith(f"sub/../sub/bad.d:2:11: error: argument type 'double': {FLOAT_REASON}\n",
+                              "sub/../sub/bad.d")
+
+    def test_nonexistent_input(self):
+        self.assertFailedWith("missing.d:1:1: error: cannot read: No such file or directory\n", "missing.d")
+
+    def test_directory_as_input(self):
+        (self.directory / "dir.d").mkdir()
+        self.assertFailedWith("dir.d:1:1: error: cannot read: Is a directory\n", "dir.d")
+
+    def test_non_utf8_input(self):
+        self.write("probes.d", b"provider p { probe x(); };\n/* caf\xe9 */\n")
+        self.assertFailedWith("probes.d:2:7: error: not UTF-8 text: byte 0xe9\n")
+
+    def test_qualifier_without_type(self):
+        self.write("probes.d", "provider p {\n  probe x(const);\n};\n")
+        result, contents = self.generate()
+        self.assertNotIn("Traceback", result.stderr)
+        self.assertRegex(result.stderr, r"\Aprobes\.d:2:11: error: [^\n]*\n\Z")
+        self.assertEqual((result.returncode, contents["header"]), (1, None))
+
+    def test_unnamed_const_typedef_is_accepted(self):
+        self.write("probes.d", "provider p {\n  probe x(const uint64_t);\n};\n")
+        self.assertSucceeded(*self.generate())
+
+
+if __name__ == "__main__":
+    usdt_testing.main()

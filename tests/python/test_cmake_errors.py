@@ -1,0 +1,175 @@
+"""CMake-level errors: a real project (cmake_error/) using usdt_add_provider, configured and built.
+
+usdt is first installed into a temporary prefix; the project finds it with find_package. A bad
+.d file must fail the build with the generator's `probes.d:LINE:COL: error:` and leave no
+header; fixing it must build; an up-to-date build must not run the generator again; misuses
+of usdt_add_provider must fail at configure time with a message naming the function.
+
+Usage (CTest passes these): test_cmake_errors.py --source-dir REPO [--cmake CMAKE]
+    [--generator GENERATOR] [--c-compiler CC] [unittest options]
+"""
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+import usdt_testing
+
+PROJECT = Path(__file__).resolve().parent / "cmake_error"
+
+# From the command line (_parse_options), then usdt_dir from setUpModule.
+OPTIONS = argparse.Namespace()
+
+GOOD = """\
+/* The demo provider main.c fires. */
+provider demo {
+    probe tick(int n);
+    probe tock(uint32_t seconds);
+};
+"""
+
+# The same file with an error on line 4, column 16 (the parameter's type).
+BAD = GOOD.replace("uint32_t seconds", "float seconds")
+
+GENERATING = "Generating USDT probes"
+
+
+def run_cmake(*arguments):
+    """(exit status, stdout + stderr) of cmake with `arguments`."""
+    result = subprocess.run([OPTIONS.cmake, *map(str, arguments)], capture_output=True, text=True, check=False)
+    return result.returncode, result.stdout + result.stderr
+
+
+def toolchain_options():
+    """The generator and compiler CTest's build uses, and the interpreter running this test (it has Jinja2)."""
+    options = [f"-DUSDT_PYTHON_EXECUTABLE={sys.executable}"]
+    if OPTIONS.generator:
+        options += ["-G", OPTIONS.generator]
+    if OPTIONS.c_compiler:
+        options.append(f"-DCMAKE_C_COMPILER={OPTIONS.c_compiler}")
+    return options
+
+
+def setUpModule():
+    install_directory = Path(tempfile.mkdtemp(prefix="usdt-install-"))
+    unittest.addModuleCleanup(shutil.rmtree, install_directory)
+    build, prefix = install_directory / "build", install_directory / "prefix"
+    for arguments in (["-S", OPTIONS.source_dir, "-B", build, "-DUSDT_BUILD_TESTS=OFF",
+                       f"-DCMAKE_INSTALL_PREFIX={prefix}", *toolchain_options()],
+                      ["--build", build, "-j2"],
+                      ["--install", build]):
+        status, output = run_cmake(*arguments)
+        if status != 0:
+            raise RuntimeError(f"installing usdt failed: cmake {arguments}\n{output}")
+    (config,) = prefix.rglob("usdtConfig.cmake")
+    OPTIONS.usdt_dir = config.parent
+
+
+class CMakeProjectTestCase(unittest.TestCase):
+    def setUp(self):
+        self.directory = Path(tempfile.mkdtemp(prefix="usdt-cmake-"))
+        self.addCleanup(shutil.rmtree, self.directory)
+        self.source = self.directory / "source"
+        self.build_directory = self.directory / "build"
+        self.header = self.build_directory / "app.usdt" / "probes.h"
+        self.semaphores = self.build_directory / "app.usdt" / "probes.usdt.c"
+        shutil.copytree(PROJECT, self.source)
+
+    def write_provider(self, text):
+        (self.source / "probes.d").write_text(text, encoding="utf-8")
+
+    def configure(self, *definitions):
+        return run_cmake("-S", self.source, "-B", self.build_directory, *toolchain_options(), *definitions)
+
+    def build(self):
+        return run_cmake("--build", self.build_directory, "-j2")
+
+    def assertSucceeded(self, status_and_output):
+        status, output = status_and_output
+        self.assertEqual(status, 0, output)
+        return output
+
+    def assertFailed(self, status_and_output):
+        status, output = status_and_output
+        self.assertNotEqual(status, 0, output)
+        self.assertNotIn("Traceback", output)
+        return output
+
+
+class BuildErrorTest(CMakeProjectTestCase):
+    def test_bad_file_fails_fixed_file_builds_then_nothing_regenerates(self):
+        self.write_provider(BAD)
+        self.assertSucceeded(self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}"))
+
+        output = self.assertFailed(self.build())
+        self.assertRegex(output, r"(?m)^/\S*/probes\.d:4:16: error: argument type 'float': floating-point")
+        self.assertFalse(self.header.exists() or self.semaphores.exists(), "no generated file after a failure")
+
+        # Nothing changed: the generator runs and fails again, as no output was left behind.
+        output = self.assertFailed(self.build())
+        self.assertIn("probes.d:4:16: error:", output)
+
+        self.write_provider(GOOD)
+        output = self.assertSucceeded(self.build())
+        self.assertIn(GENERATING, output)
+        self.assertTrue(self.header.is_file() and self.semaphores.is_file())
+
+        output = self.assertSucceeded(self.build())
+        self.assertNotIn(GENERATING, output)
+
+        # Breaking the file again removes the outputs the good build wrote.
+        self.write_provider(BAD)
+        output = self.assertFailed(self.build())
+        self.assertIn("probes.d:4:16: error:", output)
+        self.assertFalse(self.header.exists() or self.semaphores.exists(), "stale outputs must be removed")
+
+    def test_add_subdirectory_consumer_builds(self):
+        # usdt_add_provider is called from the parent project, outside usdt's directory scope.
+        self.write_provider(GOOD)
+        self.assertSucceeded(self.configure(f"-DUSDT_SOURCE_DIR={OPTIONS.source_dir}"))
+        self.assertIn(GENERATING, self.assertSucceeded(self.build()))
+
+
+class ConfigureErrorTest(CMakeProjectTestCase):
+    def assertConfigureFails(self, call, expected):
+        """Configuring with USDT_TEST_CALL=`call` fails with a message matching regex `expected`."""
+        self.write_provider(GOOD)
+        output = self.assertFailed(self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}", f"-DUSDT_TEST_CALL={call}"))
+        # CMake prints `CMake Error at FILE:LINE (message):` then the message, indented and wrapped.
+        message = re.search(r"CMake Error at [^\n]*\(message\):\n(.*?)\n\n", output, re.DOTALL)
+        self.assertIsNotNone(message, output)
+        self.assertRegex(" ".join(message.group(1).split()), expected)
+
+    def test_not_a_target(self):
+        self.assertConfigureFails(
+            "not_a_target", r"^usdt_add_provider: 'not_a_target' is not a target; create it first")
+
+    def test_unknown_keyword(self):
+        self.assertConfigureFails(
+            "unknown_keyword", r"^usdt_add_provider: 'PRIVATE' is neither a \.d provider file nor a keyword")
+
+    def test_not_a_provider_file(self):
+        self.assertConfigureFails(
+            "not_a_provider_file",
+            r"^usdt_add_provider: 'probes\.txt' is neither a \.d provider file nor a keyword")
+
+
+def _parse_options():
+    """Takes this script's options off sys.argv; the rest goes to unittest."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--source-dir", required=True, help="the usdt repository")
+    parser.add_argument("--cmake", default="cmake")
+    parser.add_argument("--generator", default="")
+    parser.add_argument("--c-compiler", default="")
+    options, sys.argv[1:] = parser.parse_known_args(sys.argv[1:])
+    vars(OPTIONS).update(vars(options))
+
+
+if __name__ == "__main__":
+    _parse_options()
+    usdt_testing.main()

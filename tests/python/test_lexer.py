@@ -1,0 +1,156 @@
+"""Unit tests of usdtgen.lexer: tokens, their file:line:col, comments, directives, bad input."""
+
+import unittest
+
+import usdt_testing
+from usdtgen.errors import GeneratorError
+from usdtgen.lexer import tokenize
+
+
+def tokens(text, path="t.d"):
+    """(kind, text, "file:line:col") of every token, END included."""
+    return [(token.kind, token.text, str(token.location)) for token in tokenize(text, path)]
+
+
+def located(text, path="t.d"):
+    """("text", "file:line:col") of every token but END: the common case in these tests."""
+    return [(text, location) for kind, text, location in tokens(text, path) if kind != "end of file"]
+
+
+class TokenTest(unittest.TestCase):
+    def test_kinds_texts_and_locations(self):
+        text = "provider p {\n  probe x(int a, char *b);\n};\n"
+        self.assertEqual(tokens(text), [
+            ("identifier", "provider", "t.d:1:1"),
+            ("identifier", "p", "t.d:1:10"),
+            ("punctuation", "{", "t.d:1:12"),
+            ("identifier", "probe", "t.d:2:3"),
+            ("identifier", "x", "t.d:2:9"),
+            ("punctuation", "(", "t.d:2:10"),
+            ("identifier", "int", "t.d:2:11"),
+            ("identifier", "a", "t.d:2:15"),
+            ("punctuation", ",", "t.d:2:16"),
+            ("identifier", "char", "t.d:2:18"),
+            ("punctuation", "*", "t.d:2:23"),
+            ("identifier", "b", "t.d:2:24"),
+            ("punctuation", ")", "t.d:2:25"),
+            ("punctuation", ";", "t.d:2:26"),
+            ("punctuation", "}", "t.d:3:1"),
+            ("punctuation", ";", "t.d:3:2"),
+            ("end of file", "", "t.d:4:1"),
+        ])
+
+    def test_identifiers_with_underscores_and_digits(self):
+        self.assertEqual(located("_a request__start x9_"), [
+            ("_a", "t.d:1:1"), ("request__start", "t.d:1:4"), ("x9_", "t.d:1:19")])
+
+    def test_colon_of_translated_arguments_is_punctuation(self):
+        self.assertEqual(tokens("):(")[:3], [
+            ("punctuation", ")", "t.d:1:1"),
+            ("punctuation", ":", "t.d:1:2"),
+            ("punctuation", "(", "t.d:1:3")])
+
+    def test_tabs_and_carriage_returns_are_whitespace(self):
+        # A tab counts as one column; CRLF files keep their line numbers.
+        self.assertEqual(located("\tprovider\r\n\tp\r\n"), [
+            ("provider", "t.d:1:2"), ("p", "t.d:2:2")])
+
+    def test_path_is_the_one_given(self):
+        self.assertEqual(located("p", "dir/probes.d"), [("p", "dir/probes.d:1:1")])
+
+    def test_empty_text_is_only_end_of_file(self):
+        self.assertEqual(tokens(""), [("end of file", "", "t.d:1:1")])
+
+
+class CommentTest(unittest.TestCase):
+    def test_block_and_line_comments_are_skipped(self):
+        text = "/* block\n   comment */ provider // line comment\np /* x */ {\n"
+        self.assertEqual(located(text), [
+            ("provider", "t.d:2:15"), ("p", "t.d:3:1"), ("{", "t.d:3:11")])
+
+    def test_multi_line_comment_keeps_line_numbers(self):
+        self.assertEqual(located("/* a\n\n\n */ provider\nx"), [
+            ("provider", "t.d:4:5"), ("x", "t.d:5:1")])
+
+    def test_line_comment_at_end_of_file_without_newline(self):
+        self.assertEqual(tokens("provider // x")[-1], ("end of file", "", "t.d:1:14"))
+
+    def test_comment_markers_inside_a_line_comment(self):
+        self.assertEqual(located("// /* not a block\np"), [("p", "t.d:2:1")])
+
+    def test_unterminated_comment_points_at_its_start(self):
+        with self.assertRaises(GeneratorError) as caught:
+            tokens("provider p {\n  /* never closed\n  probe x();\n")
+        self.assertEqual(str(caught.exception), "t.d:2:3: error: unterminated comment")
+
+
+class DirectiveTest(unittest.TestCase):
+    def test_pragma_d_lines_are_skipped(self):
+        text = ("#pragma D option quiet\n"
+                "  #pragma D attributes Evolving/Evolving/Common provider p provider\n"
+                "provider p\n")
+        self.assertEqual(located(text), [("provider", "t.d:3:1"), ("p", "t.d:3:10")])
+
+    def test_line_marker_moves_file_and_line(self):
+        # The marker names the line that follows it.
+        text = 'provider\n# 12 "other.d"\np {\n\n  probe\n'
+        self.assertEqual(located(text), [
+            ("provider", "t.d:1:1"), ("p", "other.d:12:1"), ("{", "other.d:12:3"),
+            ("probe", "other.d:14:3")])
+
+    def test_line_marker_with_gcc_flags(self):
+        self.assertEqual(located('# 7 "inc/x.h" 1 3 4\nprobe\n# 3 "t.d" 2\n}'), [
+            ("probe", "inc/x.h:7:1"), ("}", "t.d:3:1")])
+
+    def test_line_directive_without_file_keeps_the_file(self):
+        self.assertEqual(located('# 5 "a.d"\n#line 40\nx\n'), [("x", "a.d:40:1")])
+
+    def test_escaped_quote_in_line_marker_file(self):
+        self.assertEqual(located('# 2 "a\\"b.d"\nx'), [("x", 'a"b.d:2:1')])
+
+    def test_non_ascii_file_name_in_line_marker(self):
+        # gcc -E writes the path as it is ("dir ü/x.d").
+        self.assertEqual(located('# 3 "dir \u00fc/x.d"\nx'), [("x", "dir \u00fc/x.d:3:1")])
+
+    def test_other_directive_is_an_error(self):
+        # cli.py runs the preprocessor first whenever such a directive is present.
+        with self.assertRaises(GeneratorError) as caught:
+            tokens('provider p {\n  #include "x.h"\n')
+        self.assertEqual(str(caught.exception),
+                         "t.d:2:3: error: unexpected preprocessor directive '#include'")
+
+
+class BadCharacterTest(unittest.TestCase):
+    def assertLexError(self, text, expected):
+        with self.assertRaises(GeneratorError) as caught:
+            tokens(text)
+        self.assertEqual(str(caught.exception), expected)
+
+    def test_identifier_starting_with_a_digit(self):
+        self.assertLexError(
+            "provider p {\n  probe 9abc();\n",
+            "t.d:2:9: error: invalid identifier '9abc': identifiers start with a letter or '_'")
+
+    def test_minus_in_a_probe_name(self):
+        self.assertLexError(
+            "provider p {\n  probe request-start();\n",
+            "t.d:2:16: error: unexpected character '-': names cannot contain '-' "
+            "(DTrace's probe request-start is written request__start)")
+
+    def test_dollar(self):
+        self.assertLexError("probe x(int $a)", "t.d:1:13: error: unexpected character '$'")
+
+    def test_hash_inside_a_line(self):
+        self.assertLexError("provider # x", "t.d:1:10: error: unexpected character '#'")
+
+    def test_non_ascii_letter(self):
+        self.assertLexError("provider\n caf\u00e9", "t.d:2:5: error: unexpected character '\u00e9'")
+
+    def test_error_after_line_marker_uses_marked_location(self):
+        self.assertLexError('# 20 "real.d"\n  probe a-b();',
+                            "real.d:20:10: error: unexpected character '-': names cannot "
+                            "contain '-' (DTrace's probe request-start is written request__start)")
+
+
+if __name__ == "__main__":
+    usdt_testing.main()

@@ -1,0 +1,214 @@
+"""Unit tests of usdtgen.model: derived names, argument specs and the named semantic checks."""
+
+import unittest
+
+import usdt_testing
+from usdtgen import model
+from usdtgen.errors import GeneratorError
+from usdtgen.parser import parse
+
+
+def build(text, source_name="t.d"):
+    return model.build(parse(text, source_name), source_name, source_name)
+
+
+def probe(text):
+    """The only probe of a one-probe file."""
+    (only,) = build(text).probes
+    return only
+
+
+class DerivedNameTest(unittest.TestCase):
+    def test_names_of_a_probe(self):
+        start = probe("provider myapp { probe request__start(uint64_t id, const char *path); };")
+        self.assertEqual(start.provider, "myapp")
+        self.assertEqual(start.name, "request__start")  # the note keeps '__'
+        self.assertEqual(start.macro_name, "MYAPP_REQUEST_START")
+        self.assertEqual(start.enabled_macro_name, "MYAPP_REQUEST_START_ENABLED")
+        self.assertEqual(start.semaphore_name, "myapp_request__start_semaphore")
+        self.assertEqual(start.cxx_name, "request_start")
+        self.assertEqual(start.cxx_enabled_name, "request_start_enabled")
+        self.assertEqual(start.argument_spec, '"8@%0 8@%1"')
+        self.assertEqual(start.signature, "uint64_t id, const char * path")
+        self.assertEqual([a.name for a in start.arguments], ["id", "path"])
+        self.assertEqual([a.macro_parameter for a in start.arguments], ["arg0", "arg1"])
+        self.assertEqual([a.type.c_type for a in start.arguments], ["uint64_t", "const char *"])
+        self.assertEqual(str(start.location), "t.d:1:24")
+
+    def test_cxx_keyword_probe_gets_an_underscore(self):
+        delete = probe("provider myapp { probe delete(); };")
+        self.assertEqual(delete.macro_name, "MYAPP_DELETE")
+        self.assertEqual(delete.semaphore_name, "myapp_delete_semaphore")
+        self.assertEqual(delete.cxx_name, "delete_")
+        self.assertEqual(delete.cxx_enabled_name, "delete_enabled")
+        self.assertEqual(probe("provider p { probe new__object(); };").cxx_name, "new_object")
+        self.assertEqual(probe("provider p { probe co_await(); };").cxx_name, "co_await_")
+        self.assertEqual(probe("provider p { probe Delete(); };").cxx_name, "Delete")
+
+    def test_namespace(self):
+        self.assertEqual(build("provider myapp { probe x(); };").providers[0].cxx_namespace, "myapp")
+        self.assertEqual(build("provider class { probe x(); };").providers[0].cxx_namespace, "class_")
+
+    def test_mixed_case_provider(self):
+        tick = probe("provider MyApp { probe Tick(); };")
+        self.assertEqual(tick.macro_name, "MYAPP_TICK")
+        self.assertEqual(tick.semaphore_name, "MyApp_Tick_semaphore")
+        self.assertEqual(tick.cxx_name, "Tick")
+
+    def test_argument_names(self):
+        # Unnamed arguments are argN in C++; keyword names get '_'.
+        x = probe("provider p { probe x(int, char *new, long n, bool); };")
+        self.assertEqual([a.name for a in x.arguments], ["arg0", "new_", "n", "arg3"])
+        self.assertEqual(x.signature, "int arg0, char * new_, long n, bool arg3")
+
+    def test_file_names(self):
+        probe_file = build("provider p { probe x(); };", "my-probes.d")
+        self.assertEqual(probe_file.source_name, "my-probes.d")
+        self.assertEqual(probe_file.stem, "my-probes")
+        self.assertEqual(probe_file.include_guard, "USDT_GENERATED_MY_PROBES_H")
+
+    def test_probes_in_declaration_order_across_providers(self):
+        probe_file = build("provider b { probe z(); probe y(); };\nprovider a { probe x(); };")
+        self.assertEqual([(p.provider, p.name) for p in probe_file.probes], [("b", "z"), ("b", "y"), ("a", "x")])
+
+
+class ArgumentSpecTest(unittest.TestCase):
+    def test_size_and_sign_per_argument(self):
+        self.assertEqual(probe("provider p { probe x(uint64_t a, int b); };").argument_spec, '"8@%0 -4@%1"')
+
+    def test_every_kind(self):
+        spec = probe("provider p { probe x(int a, uint8_t b, char c, bool d, long e, short f, "
+                     "char *g, struct s *h, unsigned i, string j, int16_t k, size_t l); };").argument_spec
+        # 1- and 2-byte arguments select their register's 32-bit name through USDT_NARROW_REGISTER.
+        self.assertEqual(spec, '"-4@%0 1@%" USDT_NARROW_REGISTER "1 -1@%" USDT_NARROW_REGISTER "2 '
+                               '1@%" USDT_NARROW_REGISTER "3 -8@%4 -2@%" USDT_NARROW_REGISTER "5 8@%6 8@%7 '
+                               '4@%8 8@%9 -2@%" USDT_NARROW_REGISTER "10 8@%11"')
+
+    def test_no_arguments(self):
+        self.assertEqual(probe("provider p { probe x(void); };").argument_spec, '""')
+        self.assertEqual(probe("provider p { probe x(); };").signature, "")
+
+
+class CheckTest(unittest.TestCase):
+    def assertModelError(self, text, expected):
+        with self.assertRaises(GeneratorError) as caught:
+            build(text)
+        self.assertEqual(str(caught.exception), expected)
+
+    def test_empty_file(self):
+        expected = ("t.d:1:1: error: no provider declared; expected "
+                    "'provider NAME { probe NAME(TYPE, ...); };'")
+        self.assertModelError("", expected)
+        self.assertModelError("/* only a comment */\n// and another\n", expected)
+
+    def test_provider_without_probes(self):
+        self.assertModelError("provider p { probe x(); };\nprovider empty {\n};",
+                              "t.d:2:10: error: provider 'empty' declares no probes")
+
+    def test_duplicate_provider(self):
+        self.assertModelError("provider p { probe x(); };\nprovider p { probe y(); };",
+                              "t.d:2:10: error: duplicate provider 'p' (first declared at t.d:1:10)")
+
+    def test_duplicate_probe(self):
+        self.assertModelError("provider p {\n  probe x();\n  probe x(int);\n};",
+                              "t.d:3:9: error: duplicate probe 'x' in provider 'p' (first declared at t.d:2:9)")
+
+    def test_same_probe_name_in_two_providers_is_fine(self):
+        self.assertEqual(len(build("provider p { probe x(); };\nprovider q { probe x(); };").probes), 2)
+
+    def test_duplicate_argument_name(self):
+        self.assertModelError("provider p {\n  probe x(int a, long a);\n};",
+                              "t.d:2:23: error: duplicate argument name 'a' in probe 'x' "
+                              "(first declared at t.d:2:15)")
+
+    def test_twelve_arguments_are_accepted(self):
+        twelve = probe("provider p {\n  probe many(\n    int, int, int, int,\n    int, int, int, int,\n"
+                       "    int, int, int, int);\n};")
+        self.assertEqual(twelve.argument_spec,
+                         '"-4@%0 -4@%1 -4@%2 -4@%3 -4@%4 -4@%5 -4@%6 -4@%7 -4@%8 -4@%9 -4@%10 -4@%11"')
+
+    def test_thirteen_arguments_fail_at_the_thirteenth(self):
+        self.assertModelError(
+            "provider p {\n  probe many(\n    int, int, int, int,\n    int, int, int, int,\n"
+            "    int, int, int, int,\n    long);\n};",
+            "t.d:6:5: error: probe 'many' has 13 arguments; at most 12 are supported "
+            "(the limit of sys/sdt.h and libbpf)")
+
+    def test_type_error_points_at_the_parameter(self):
+        self.assertModelError("provider p {\n  probe x(int a,\n          double b);\n};",
+                              "t.d:3:11: error: argument type 'double': floating-point arguments are "
+                              "not supported: gdb and libbpf reject the 'f' argument spec and bpftrace "
+                              "cannot parse it; pass a scaled integer or a pointer to the value")
+
+    def test_void_among_parameters(self):
+        self.assertModelError("provider p {\n  probe x(void, int);\n};",
+                              "t.d:2:11: error: argument type 'void': 'void' is only allowed as the "
+                              "whole parameter list, as in 'probe name(void)'")
+        self.assertModelError("provider p {\n  probe x(int a, void b);\n};",
+                              "t.d:2:18: error: argument type 'void': 'void' is only allowed as the "
+                              "whole parameter list, as in 'probe name(void)'")
+
+    def test_macro_collision_double_underscore(self):
+        self.assertModelError("provider p {\n  probe a__b();\n  probe a_b();\n};",
+                              "t.d:3:9: error: probe 'p:a_b' and probe 'p:a__b' (declared at t.d:2:9) "
+                              "would both generate 'P_A_B'; rename one of them")
+
+    def test_macro_collision_with_enabled_macro(self):
+        self.assertModelError("provider p {\n  probe foo();\n  probe foo_enabled();\n};",
+                              "t.d:3:9: error: probe 'p:foo_enabled' and probe 'p:foo' (declared at "
+                              "t.d:2:9) would both generate 'P_FOO_ENABLED'; rename one of them")
+
+    def test_macro_collision_by_case(self):
+        self.assertModelError("provider p {\n  probe Start();\n  probe start();\n};",
+                              "t.d:3:9: error: probe 'p:start' and probe 'p:Start' (declared at "
+                              "t.d:2:9) would both generate 'P_START'; rename one of them")
+
+    def test_collision_across_providers(self):
+        self.assertModelError("provider a { probe b_c(); };\nprovider a_b { probe c(); };",
+                              "t.d:2:22: error: probe 'a_b:c' and probe 'a:b_c' (declared at t.d:1:20) "
+                              "would both generate 'A_B_C'; rename one of them")
+
+    def test_semaphore_only_collision_across_providers(self):
+        # Macros differ (A_B_C and A_B__C); the semaphores keep '__' and are both a_b__c_semaphore.
+        self.assertModelError("provider a { probe b__c(); };\nprovider a_b { probe _c(); };",
+                              "t.d:2:22: error: probe 'a_b:_c' and probe 'a:b__c' (declared at t.d:1:20) "
+                              "would both generate 'a_b__c_semaphore'; rename one of them")
+
+    def test_cxx_name_collision_with_keyword_rename(self):
+        self.assertModelError("provider p {\n  probe delete();\n  probe delete_();\n};",
+                              "t.d:3:9: error: probe 'p:delete_' and probe 'p:delete' (declared at "
+                              "t.d:2:9) would both generate 'p::delete_'; rename one of them")
+
+
+class CxxNameClashTest(unittest.TestCase):
+    """Declarations whose C++ spellings could clash: the generator must reject the file or
+    produce distinct names, never a header whose C++ does not compile."""
+
+    def assertDistinctOrRejected(self, text, names_of):
+        try:
+            probe_file = build(text)
+        except GeneratorError:
+            return
+        names = names_of(probe_file)
+        self.assertEqual(len(names), len(set(names)), f"C++ names collide: {names}")
+
+    def test_unnamed_argument_and_argument_named_arg0(self):
+        self.assertDistinctOrRejected("provider p { probe x(int, int arg0); };",
+                                      lambda f: [a.name for a in f.probes[0].arguments])
+
+    def test_keyword_argument_and_its_renamed_spelling(self):
+        self.assertDistinctOrRejected("provider p { probe x(int delete, int delete_); };",
+                                      lambda f: [a.name for a in f.probes[0].arguments])
+
+    def test_keyword_provider_and_its_renamed_spelling(self):
+        self.assertDistinctOrRejected(
+            "provider delete { probe x(); };\nprovider delete_ { probe x(); };",
+            lambda f: [f"{p.cxx_namespace}::{q.cxx_name}" for p in f.providers for q in p.probes])
+
+    def test_unnamed_qualified_typedef(self):
+        (argument,) = probe("provider p { probe x(const uint64_t); };").arguments
+        self.assertEqual((argument.name, argument.type.c_type, argument.spec), ("arg0", "uint64_t", '"8@%0"'))
+
+
+if __name__ == "__main__":
+    usdt_testing.main()

@@ -1,0 +1,163 @@
+"""Unit tests of usdtgen.parser: the syntax tree it builds and its syntax errors, with coordinates."""
+
+import unittest
+
+import usdt_testing
+from usdtgen.errors import GeneratorError
+from usdtgen.parser import parse
+
+
+def parameters(probe):
+    """(type words, name) of each parameter."""
+    return [(parameter.type_words, parameter.name) for parameter in probe.parameters]
+
+
+class ParseTest(unittest.TestCase):
+    def test_provider_probes_and_parameters(self):
+        syntax = parse(
+            "provider myapp {\n"
+            "    probe request__start(uint64_t id, const char *path);\n"
+            "    probe tick(void);\n"
+            "    probe idle();\n"
+            "};\n", "t.d")
+        (provider,) = syntax.providers
+        self.assertEqual(provider.name, "myapp")
+        self.assertEqual(str(provider.location), "t.d:1:10")
+        self.assertEqual([probe.name for probe in provider.probes], ["request__start", "tick", "idle"])
+        start, tick, idle = provider.probes
+        self.assertEqual(str(start.location), "t.d:2:11")
+        self.assertEqual(parameters(start), [(("uint64_t",), "id"), (("const", "char", "*"), "path")])
+        id_, path = start.parameters
+        self.assertEqual([str(id_.location), str(id_.name_location)], ["t.d:2:26", "t.d:2:35"])
+        self.assertEqual([str(path.location), str(path.name_location)], ["t.d:2:39", "t.d:2:51"])
+        self.assertEqual(tick.parameters, ())
+        self.assertEqual(idle.parameters, ())
+        self.assertEqual(str(syntax.end), "t.d:6:1")
+
+    def test_unnamed_parameters(self):
+        (provider,) = parse(
+            "provider p { probe anon(int, unsigned long, char *, struct foo **, string); };", "t.d").providers
+        (probe,) = provider.probes
+        self.assertEqual(parameters(probe), [
+            (("int",), None),
+            (("unsigned", "long"), None),
+            (("char", "*"), None),
+            (("struct", "foo", "*", "*"), None),
+            (("string",), None),
+        ])
+        self.assertEqual([parameter.name_location for parameter in probe.parameters], [None] * 5)
+
+    def test_void_starting_a_pointer_parameter(self):
+        (provider,) = parse("provider p { probe x(void *buffer, void **); };", "t.d").providers
+        self.assertEqual(parameters(provider.probes[0]), [
+            (("void", "*"), "buffer"), (("void", "*", "*"), None)])
+
+    def test_void_followed_by_more_is_left_to_the_type_check(self):
+        (provider,) = parse("provider p { probe x(void, int); };", "t.d").providers
+        self.assertEqual(parameters(provider.probes[0]), [(("void",), None), (("int",), None)])
+
+    def test_translated_argument_list_is_ignored(self):
+        (provider,) = parse(
+            "provider p {\n"
+            "  probe x(int a, char *b) : (string b, int a, int c);\n"
+            "  probe y() : ();\n"
+            "};\n", "t.d").providers
+        x, y = provider.probes
+        self.assertEqual(parameters(x), [(("int",), "a"), (("char", "*"), "b")])
+        self.assertEqual(y.parameters, ())
+
+    def test_several_providers_in_order(self):
+        syntax = parse(
+            "provider b { probe one(); };\n"
+            "provider a { probe two(); probe three(); };\n", "t.d")
+        self.assertEqual([(provider.name, [probe.name for probe in provider.probes])
+                          for provider in syntax.providers],
+                         [("b", ["one"]), ("a", ["two", "three"])])
+        self.assertEqual(str(syntax.providers[1].probes[1].location), "t.d:2:33")
+
+    def test_no_whitespace_needed_around_punctuation(self):
+        (provider,) = parse("provider p{probe x(int,int*y):(int);};", "t.d").providers
+        self.assertEqual(parameters(provider.probes[0]), [(("int",), None), (("int", "*"), "y")])
+
+    def test_empty_file_parses_to_no_providers(self):
+        # An empty file is a semantic error (model.check_file_declares_providers), not a syntax one.
+        syntax = parse("/* nothing */\n", "t.d")
+        self.assertEqual(syntax.providers, ())
+
+
+class SyntaxErrorTest(unittest.TestCase):
+    def assertSyntaxError(self, text, expected):
+        with self.assertRaises(GeneratorError) as caught:
+            parse(text, "t.d")
+        self.assertEqual(str(caught.exception), expected)
+
+    def test_probe_outside_a_provider(self):
+        self.assertSyntaxError("probe x();", "t.d:1:1: error: expected 'provider', found 'probe'")
+
+    def test_missing_provider_name(self):
+        self.assertSyntaxError("provider {", "t.d:1:10: error: expected a provider name, found '{'")
+
+    def test_missing_opening_brace(self):
+        self.assertSyntaxError("provider p\n  probe x();", "t.d:2:3: error: expected '{', found 'probe'")
+
+    def test_not_a_probe_inside_a_provider(self):
+        self.assertSyntaxError("provider p {\n  x();\n};",
+                               "t.d:2:3: error: expected 'probe' or '}', found 'x'")
+
+    def test_missing_probe_name(self):
+        self.assertSyntaxError("provider p {\n  probe (int);\n};",
+                               "t.d:2:9: error: expected a probe name, found '('")
+
+    def test_missing_parameter_list(self):
+        self.assertSyntaxError("provider p {\n  probe x int a);\n};",
+                               "t.d:2:11: error: expected '(', found 'int'")
+
+    def test_missing_semicolon_after_probe(self):
+        self.assertSyntaxError("provider p {\n  probe x()\n};",
+                               "t.d:3:1: error: expected ';' after the probe declaration, found '}'")
+
+    def test_semicolon_between_parameters(self):
+        self.assertSyntaxError("provider p {\n  probe x(int a; int b);\n};",
+                               "t.d:2:16: error: expected ',' or ')' after a parameter, found ';'")
+
+    def test_trailing_comma(self):
+        self.assertSyntaxError("provider p {\n  probe x(int a,);\n};",
+                               "t.d:2:17: error: expected a parameter type, found ')'")
+
+    def test_star_without_a_type(self):
+        self.assertSyntaxError("provider p {\n  probe x(int a, *b);\n};",
+                               "t.d:2:18: error: expected a parameter type before '*'")
+
+    def test_unclosed_parameter_list_at_end_of_file(self):
+        self.assertSyntaxError("provider p {\n  probe x(int a",
+                               "t.d:2:16: error: expected ',' or ')' after a parameter, found end of file")
+
+    def test_unclosed_provider_at_end_of_file(self):
+        self.assertSyntaxError("provider p {\n  probe x();\n",
+                               "t.d:3:1: error: expected 'probe' or '}', found end of file")
+
+    def test_missing_semicolon_after_provider(self):
+        self.assertSyntaxError("provider p {\n  probe x();\n}\nprovider q { probe y(); };\n",
+                               "t.d:4:1: error: expected ';' after the provider's closing '}', "
+                               "found 'provider'")
+
+    def test_missing_semicolon_after_last_provider(self):
+        self.assertSyntaxError("provider p {\n  probe x();\n}",
+                               "t.d:3:2: error: expected ';' after the provider's closing '}', "
+                               "found end of file")
+
+    def test_stray_semicolon_between_providers(self):
+        self.assertSyntaxError("provider p { probe x(); };;",
+                               "t.d:1:27: error: expected 'provider', found ';'")
+
+    def test_error_inside_the_translated_list_is_still_reported(self):
+        self.assertSyntaxError("provider p {\n  probe x(int a) : (int;\n};",
+                               "t.d:2:24: error: expected ',' or ')' after a parameter, found ';'")
+
+    def test_error_location_follows_line_markers(self):
+        self.assertSyntaxError('# 30 "orig.d"\nprovider p {\n  probe x()\n};',
+                               "orig.d:32:1: error: expected ';' after the probe declaration, found '}'")
+
+
+if __name__ == "__main__":
+    usdt_testing.main()

@@ -1,0 +1,182 @@
+"""Unit tests of usdtgen.types: every accepted D type's C type, note size and sign, and the rejected ones."""
+
+import unittest
+
+import usdt_testing
+from usdtgen.errors import GeneratorError, SourceLocation
+from usdtgen.types import resolve
+
+LOCATION = SourceLocation("t.d", 3, 7)
+
+
+def words(declared):
+    """The parser's type words for a declaration written with spaces: "char **" -> char, *, *."""
+    return tuple(declared.replace("*", " * ").split())
+
+
+def resolved(declared):
+    argument_type = resolve(words(declared), LOCATION)
+    return (argument_type.c_type, argument_type.kind, argument_type.size, argument_type.signed)
+
+
+# Declared spelling -> (C type, kind, size in the note, signed). Sizes are LP64 Linux.
+ACCEPTED = {
+    # Plain char is recorded as signed on every target (aarch64's char is unsigned, see types.py).
+    "char": ("signed char", "integer", 1, True),
+    "signed char": ("signed char", "integer", 1, True),
+    "char signed": ("signed char", "integer", 1, True),
+    "unsigned char": ("unsigned char", "integer", 1, False),
+    "short": ("short", "integer", 2, True),
+    "short int": ("short", "integer", 2, True),
+    "signed short": ("short", "integer", 2, True),
+    "signed short int": ("short", "integer", 2, True),
+    "int short": ("short", "integer", 2, True),
+    "unsigned short": ("unsigned short", "integer", 2, False),
+    "unsigned short int": ("unsigned short", "integer", 2, False),
+    "short unsigned int": ("unsigned short", "integer", 2, False),
+    "int": ("int", "integer", 4, True),
+    "signed": ("int", "integer", 4, True),
+    "signed int": ("int", "integer", 4, True),
+    "unsigned": ("unsigned int", "integer", 4, False),
+    "unsigned int": ("unsigned int", "integer", 4, False),
+    "int unsigned": ("unsigned int", "integer", 4, False),
+    "long": ("long", "integer", 8, True),
+    "long int": ("long", "integer", 8, True),
+    "signed long": ("long", "integer", 8, True),
+    "long signed int": ("long", "integer", 8, True),
+    "unsigned long": ("unsigned long", "integer", 8, False),
+    "long unsigned int": ("unsigned long", "integer", 8, False),
+    "int long unsigned": ("unsigned long", "integer", 8, False),
+    "long long": ("long long", "integer", 8, True),
+    "long long int": ("long long", "integer", 8, True),
+    "long int long": ("long long", "integer", 8, True),
+    "signed long long int": ("long long", "integer", 8, True),
+    "unsigned long long": ("unsigned long long", "integer", 8, False),
+    "long long unsigned int": ("unsigned long long", "integer", 8, False),
+    "unsigned long long int": ("unsigned long long", "integer", 8, False),
+    # Qualifiers do not change the value recorded.
+    "const int": ("int", "integer", 4, True),
+    "volatile unsigned": ("unsigned int", "integer", 4, False),
+    "const uint64_t": ("uint64_t", "integer", 8, False),
+    "uint32_t const": ("uint32_t", "integer", 4, False),
+    # <stdint.h>, <stddef.h>, <sys/types.h>.
+    "int8_t": ("int8_t", "integer", 1, True),
+    "int16_t": ("int16_t", "integer", 2, True),
+    "int32_t": ("int32_t", "integer", 4, True),
+    "int64_t": ("int64_t", "integer", 8, True),
+    "uint8_t": ("uint8_t", "integer", 1, False),
+    "uint16_t": ("uint16_t", "integer", 2, False),
+    "uint32_t": ("uint32_t", "integer", 4, False),
+    "uint64_t": ("uint64_t", "integer", 8, False),
+    "intmax_t": ("intmax_t", "integer", 8, True),
+    "uintmax_t": ("uintmax_t", "integer", 8, False),
+    "size_t": ("size_t", "integer", 8, False),
+    "ssize_t": ("ssize_t", "integer", 8, True),
+    "ptrdiff_t": ("ptrdiff_t", "integer", 8, True),
+    "intptr_t": ("intptr_t", "integer", 8, True),
+    "uintptr_t": ("uintptr_t", "integer", 8, False),
+    "bool": ("bool", "bool", 1, False),
+    "_Bool": ("bool", "bool", 1, False),
+    "const bool": ("bool", "bool", 1, False),
+    # Strings: tracers read them with str(), so the note says 8-byte unsigned address.
+    "string": ("const char *", "string", 8, False),
+    "char *": ("const char *", "string", 8, False),
+    "const char *": ("const char *", "string", 8, False),
+    "char const *": ("const char *", "string", 8, False),
+    # Every other pointer is an address.
+    "unsigned char *": ("const void *", "pointer", 8, False),
+    "void *": ("const void *", "pointer", 8, False),
+    "const void *": ("const void *", "pointer", 8, False),
+    "struct foo *": ("const void *", "pointer", 8, False),
+    "const struct foo *": ("const void *", "pointer", 8, False),
+    "union u *": ("const void *", "pointer", 8, False),
+    "enum e *": ("const void *", "pointer", 8, False),
+    "int *": ("const void *", "pointer", 8, False),
+    "int **": ("const void *", "pointer", 8, False),
+    "char **": ("const void *", "pointer", 8, False),
+    "const char **": ("const void *", "pointer", 8, False),
+    "uint8_t *": ("const void *", "pointer", 8, False),
+    "double *": ("const void *", "pointer", 8, False),
+    "my_type_t *": ("const void *", "pointer", 8, False),
+}
+
+
+class AcceptedTypeTest(unittest.TestCase):
+    def test_accepted_types(self):
+        for declared, expected in ACCEPTED.items():
+            with self.subTest(declared=declared):
+                self.assertEqual(resolved(declared), expected)
+
+    def test_declared_keeps_the_written_words(self):
+        self.assertEqual(resolve(words("int long unsigned"), LOCATION).declared, "int long unsigned")
+        self.assertEqual(resolve(words("const char *"), LOCATION).declared, "const char *")
+        self.assertEqual(resolve(words("char **"), LOCATION).declared, "char **")
+        self.assertEqual(resolve(words("struct foo * const *"), LOCATION).declared, "struct foo * const *")
+
+    def test_spec_prefix(self):
+        self.assertEqual(resolve(words("int"), LOCATION).spec_prefix, "-4")
+        self.assertEqual(resolve(words("uint16_t"), LOCATION).spec_prefix, "2")
+        self.assertEqual(resolve(words("char"), LOCATION).spec_prefix, "-1")
+        self.assertEqual(resolve(words("bool"), LOCATION).spec_prefix, "1")
+        self.assertEqual(resolve(words("ssize_t"), LOCATION).spec_prefix, "-8")
+        self.assertEqual(resolve(words("const char *"), LOCATION).spec_prefix, "8")
+
+
+FLOAT_REASON = ("floating-point arguments are not supported: gdb and libbpf reject the 'f' "
+                "argument spec and bpftrace cannot parse it; pass a scaled integer or a pointer "
+                "to the value")
+INT128_REASON = ("128-bit integers are not supported: a stapsdt argument is at most 8 bytes; "
+                 "pass two uint64_t halves")
+BAD_COMBINATION = "invalid combination of integer type words"
+
+# Declared spelling -> the whole message, at LOCATION (the parameter's first token).
+REJECTED = {
+    "float": f"t.d:3:7: error: argument type 'float': {FLOAT_REASON}",
+    "double": f"t.d:3:7: error: argument type 'double': {FLOAT_REASON}",
+    "long double": f"t.d:3:7: error: argument type 'long double': {FLOAT_REASON}",
+    "const float": f"t.d:3:7: error: argument type 'const float': {FLOAT_REASON}",
+    "__int128": f"t.d:3:7: error: argument type '__int128': {INT128_REASON}",
+    "unsigned __int128": f"t.d:3:7: error: argument type 'unsigned __int128': {INT128_REASON}",
+    "__uint128_t": f"t.d:3:7: error: argument type '__uint128_t': {INT128_REASON}",
+    "struct foo": ("t.d:3:7: error: argument type 'struct foo': struct arguments by value are not "
+                   "supported: no tracer can read them from a stapsdt note; pass a pointer "
+                   "('struct foo *')"),
+    "union u": ("t.d:3:7: error: argument type 'union u': union arguments by value are not "
+                "supported: no tracer can read them from a stapsdt note; pass a pointer ('union u *')"),
+    "enum color": ("t.d:3:7: error: argument type 'enum color': enum arguments are not supported: "
+                   "their size is up to the compiler; declare the argument as 'int' (or the enum's "
+                   "underlying type)"),
+    "foo_t": ("t.d:3:7: error: argument type 'foo_t': unknown type 'foo_t'; use a C integer type, "
+              "a <stdint.h> type, bool, string, or a pointer, or '#define foo_t <type>' before "
+              "the provider"),
+    "unsigned foo_t": ("t.d:3:7: error: argument type 'unsigned foo_t': unknown type 'foo_t'; use a "
+                       "C integer type, a <stdint.h> type, bool, string, or a pointer, or "
+                       "'#define foo_t <type>' before the provider"),
+    "short long": f"t.d:3:7: error: argument type 'short long': {BAD_COMBINATION}",
+    "signed unsigned": f"t.d:3:7: error: argument type 'signed unsigned': {BAD_COMBINATION}",
+    "unsigned unsigned int": f"t.d:3:7: error: argument type 'unsigned unsigned int': {BAD_COMBINATION}",
+    "long long long": f"t.d:3:7: error: argument type 'long long long': {BAD_COMBINATION}",
+    "int int": f"t.d:3:7: error: argument type 'int int': {BAD_COMBINATION}",
+    "char int": f"t.d:3:7: error: argument type 'char int': {BAD_COMBINATION}",
+    "short char": f"t.d:3:7: error: argument type 'short char': {BAD_COMBINATION}",
+    "long char": f"t.d:3:7: error: argument type 'long char': {BAD_COMBINATION}",
+    "void": ("t.d:3:7: error: argument type 'void': 'void' is only allowed as the whole parameter "
+             "list, as in 'probe name(void)'"),
+}
+
+
+class RejectedTypeTest(unittest.TestCase):
+    def test_rejected_types(self):
+        for declared, expected in REJECTED.items():
+            with self.subTest(declared=declared):
+                with self.assertRaises(GeneratorError) as caught:
+                    resolve(words(declared), LOCATION)
+                self.assertEqual(str(caught.exception), expected)
+
+    def test_qualifier_alone_is_an_error(self):
+        with self.assertRaises(GeneratorError):
+            resolve(("const",), LOCATION)
+
+
+if __name__ == "__main__":
+    usdt_testing.main()
