@@ -136,10 +136,13 @@ class BuildErrorTest(CMakeProjectTestCase):
 
 
 class ConfigureErrorTest(CMakeProjectTestCase):
-    def assertConfigureFails(self, call, expected):
-        """Configuring with USDT_TEST_CALL=`call` fails with a message matching regex `expected`."""
+    def assertConfigureFails(self, call, expected, *definitions):
+        """Configuring with USDT_TEST_CALL=`call` (if not None) and `definitions` fails with a
+        message matching regex `expected`."""
         self.write_provider(GOOD)
-        output = self.assertFailed(self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}", f"-DUSDT_TEST_CALL={call}"))
+        if call is not None:
+            definitions += (f"-DUSDT_TEST_CALL={call}",)
+        output = self.assertFailed(self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}", *definitions))
         # CMake prints `CMake Error at FILE:LINE (message):` then the message, indented and wrapped.
         message = re.search(r"CMake Error at [^\n]*\(message\):\n(.*?)\n\n", output, re.DOTALL)
         self.assertIsNotNone(message, output)
@@ -157,6 +160,12 @@ class ConfigureErrorTest(CMakeProjectTestCase):
         self.assertConfigureFails(
             "not_a_provider_file",
             r"^usdt_add_provider: 'probes\.txt' is neither a \.d provider file nor a keyword")
+
+    def test_python_without_jinja2_is_refused_at_find_package(self):
+        # /bin/false stands for an interpreter that cannot `import jinja2`.
+        self.assertConfigureFails(
+            None, r"^usdt: USDT_PYTHON_EXECUTABLE \(/bin/false\) cannot import jinja2\. Install Jinja2",
+            "-DUSDT_PYTHON_EXECUTABLE=/bin/false")
 
 
 def _parse_options():
