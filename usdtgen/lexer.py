@@ -18,7 +18,7 @@ END = "end of file"
 PUNCTUATION_CHARACTERS = "{}();,*:"
 
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_WORD_RE = re.compile(r"[0-9][A-Za-z0-9_]*")
+_DIGIT_FIRST_WORD_RE = re.compile(r"[0-9][A-Za-z0-9_]*")
 _LINE_MARKER_RE = re.compile(r'#\s*(?:line\s+)?(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?[^\n]*')
 _PRAGMA_RE = re.compile(r"#\s*pragma\b[^\n]*")
 _DIRECTIVE_RE = re.compile(r"#\s*(\w*)")
@@ -92,7 +92,7 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
 
 
 def _unexpected(text: str, position: int) -> str:
-    word = _WORD_RE.match(text, position)
+    word = _DIGIT_FIRST_WORD_RE.match(text, position)
     if word:
         return f"invalid identifier '{word.group(0)}': identifiers start with a letter or '_'"
     character = text[position]
