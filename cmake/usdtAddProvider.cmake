@@ -110,8 +110,10 @@ function(usdt_add_provider target)
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
   if("C" IN_LIST languages)
     set(language C)
+    set(source_extension c)
   elseif("CXX" IN_LIST languages)
     set(language CXX)
+    set(source_extension cpp)
   else()
     message(FATAL_ERROR "usdt_add_provider: enable C or CXX in project() to compile probes.")
   endif()
@@ -136,7 +138,7 @@ function(usdt_add_provider target)
     list(APPEND seen_stems "${stem}")
 
     set(header "${output_directory}/${stem}.h")
-    set(source "${output_directory}/${stem}.usdt.c")
+    set(source "${output_directory}/${stem}.usdt.${source_extension}")
     file(RELATIVE_PATH shown_header "${CMAKE_BINARY_DIR}" "${header}")
     add_custom_command(
       OUTPUT "${header}" "${source}"
@@ -148,7 +150,6 @@ function(usdt_add_provider target)
       WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
       COMMENT "Generating USDT probes ${shown_header}"
       VERBATIM)
-    set_source_files_properties("${source}" PROPERTIES LANGUAGE "${language}")
     target_sources("${target}" PRIVATE "${header}" "${source}")
   endforeach()
 

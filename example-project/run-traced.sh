@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Quick start: builds and installs usdt into build/prefix, builds this example against
+# that install, and runs it under bpftrace with trace.bt. Debian 12 / Ubuntu; as root it
+# also installs what is missing. Without root it builds and runs the example untraced.
+set -euo pipefail
+
+example_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(dirname "$example_dir")"
+build="$repo/build"
+
+"$repo/tests/install-dependencies.sh" build
+
+cmake -S "$repo" -B "$build/usdt" -DUSDT_BUILD_TESTS=OFF
+cmake --build "$build/usdt" -j "$(nproc)"
+cmake --install "$build/usdt" --prefix "$build/prefix"
+
+cmake -S "$example_dir" -B "$build/example" -DCMAKE_PREFIX_PATH="$build/prefix"
+cmake --build "$build/example" -j "$(nproc)"
+
+kvserver="$build/example/kvserver"
+command=("$kvserver" --count 24 --interval-ms 400)
+echo
+if ((EUID == 0)); then
+    echo "Tracing kvserver (a warning from bpftrace about RLIMIT_MEMLOCK is harmless)."
+    # bpftrace splits -c on spaces, and trace.bt takes kvserver's path as $1.
+    bpftrace "$example_dir/trace.bt" -c "${command[*]}" "$kvserver"
+else
+    echo "Tracing needs root: bpftrace attaches uprobes. Running kvserver untraced;"
+    echo "run '$0' as root (sudo) to watch its probes fire."
+    "${command[@]}"
+fi

@@ -1,0 +1,44 @@
+// Fires every probe of all_types.d from C++, through the typed API and the macros, with a
+// value of each declared type; built once per C++ standard. Prints the standard it was built for.
+#include "all_types.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+
+namespace {
+
+struct matrix_point {
+    int x, y;
+};
+
+}  // namespace
+
+int main() {
+    matrix_point point = {1, 2};
+    int value = 3;
+    int *value_pointer = &value;
+    char text[] = "text";
+    std::size_t size = sizeof point;
+
+    matrix::no_args();
+    matrix::void_args();
+    matrix::signed_keywords('c', -2, -3, -4, -5L, -6LL);
+    matrix::unsigned_keywords(1, 2, 3u, 4u, 5ul, 6ull);
+    matrix::spelled_out(-1, -2L, -3LL, -4, 5, 6ul);
+    matrix::fixed_width(INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN, UINT8_MAX, UINT16_MAX, UINT32_MAX, UINT64_MAX);
+    matrix::sizes(size, -1, &text[4] - &text[0], reinterpret_cast<std::intptr_t>(&point),
+                  reinterpret_cast<std::uintptr_t>(&point), INTMAX_MIN, UINTMAX_MAX);
+    matrix::flags(true, value == 3);
+    matrix::pointers("literal", text, text, &point, &point, &point, &value_pointer, &value);
+    matrix::twelve(-1, 1, -2, 2, -3, 3, -4, 4, false, text, nullptr, -5L);
+    matrix::unnamed(value, text);
+    matrix::delete_(value);
+    // The macros work in C++ too, as systemtap's dtrace -h headers do.
+    MATRIX_SIGNED_KEYWORDS('c', -2, -3, -4, -5L, -6LL);
+    MATRIX_POINTERS("literal", text, text, &point, &point, &point, &value_pointer, &value);
+    bool fired = matrix::flags_enabled() || MATRIX_DELETE_ENABLED();
+
+    std::printf("C++ %ld%s\n", static_cast<long>(__cplusplus), fired ? " traced" : "");
+    return 0;
+}

@@ -1,0 +1,35 @@
+// Counts how often probe arguments are evaluated and whether an _enabled() guard opens,
+// through the C++ API and a macro. Built with and without USDT_DISABLE; untraced, both
+// must answer the same.
+#include "counted.h"
+
+#include <cstdio>
+
+#ifdef USDT_DISABLE
+static_assert(!COUNTED_GUARDED_ENABLED(), "a disabled probe is never enabled, at compile time");
+#endif
+
+namespace {
+
+int evaluations = 0;
+
+int next() {
+    return ++evaluations;
+}
+
+}  // namespace
+
+int main() {
+    int guarded_blocks = 0;
+    counted::pair(next(), next());
+    counted::labelled(next(), "label");
+    COUNTED_LABELLED(next(), "label");
+    counted::nothing();
+    if (counted::guarded_enabled()) {
+        ++guarded_blocks;
+        counted::guarded("expensive");
+    }
+    std::printf("have_probes=%d evaluations=%d enabled=%d guarded_blocks=%d\n", USDT_HAVE_PROBES,
+                evaluations, counted::guarded_enabled() ? 1 : 0, guarded_blocks);
+    return 0;
+}

@@ -1,0 +1,104 @@
+"""What the package tests share: the paths CTest passes in, and running CMake, programs and readelf.
+
+Each test module calls `parse_arguments()` before `usdt_testing.main()`. CTest passes
+usdt's source and build trees, the test's own scratch directory (emptied here, so every
+run starts from nothing) and the CMake and generator to use for consumer projects.
+"""
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+
+@dataclass(frozen=True)
+class Setup:
+    source_dir: Path   # usdt's source tree
+    build_dir: Path    # usdt's build tree, the one ctest runs in
+    work_dir: Path     # this test's scratch directory
+    cmake: str
+    generator: str
+    options: argparse.Namespace  # every option, --libdir, --config and the module's own too
+
+
+SETUP: Optional[Setup] = None  # set by parse_arguments()
+
+
+def parse_arguments(add_options=lambda parser: None) -> Setup:
+    """Takes the package options off sys.argv (unittest gets the rest) and empties the work dir."""
+    global SETUP
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--source-dir", type=Path, required=True)
+    parser.add_argument("--build-dir", type=Path, required=True)
+    parser.add_argument("--work-dir", type=Path, required=True)
+    parser.add_argument("--cmake", default="cmake")
+    parser.add_argument("--generator", default="Unix Makefiles")
+    parser.add_argument("--libdir", default="lib", help="CMAKE_INSTALL_LIBDIR of the usdt build")
+    parser.add_argument("--config", default="", help="the usdt build's configuration, empty when none")
+    add_options(parser)
+    options, rest = parser.parse_known_args()
+    sys.argv[1:] = rest
+    shutil.rmtree(options.work_dir, ignore_errors=True)
+    options.work_dir.mkdir(parents=True)
+    SETUP = Setup(options.source_dir.resolve(), options.build_dir.resolve(),
+                  options.work_dir.resolve(), options.cmake, options.generator, options)
+    return SETUP
+
+
+def run(command: Sequence, expect_status: int = 0) -> subprocess.CompletedProcess:
+    """Runs `command`; a different exit status fails the test with the command's output."""
+    result = subprocess.run([str(part) for part in command],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if result.returncode != expect_status:
+        raise AssertionError(
+            f"{' '.join(str(part) for part in command)}\nexited {result.returncode}, expected "
+            f"{expect_status}\n--- stdout\n{result.stdout}--- stderr\n{result.stderr}")
+    return result
+
+
+def configure(source: Path, build: Path, *definitions: str) -> None:
+    """Configures a consumer project; `definitions` are `NAME=VALUE` cache entries."""
+    run([SETUP.cmake, "-S", source, "-B", build, "-G", SETUP.generator,
+         *(f"-D{definition}" for definition in definitions)])
+
+
+def build(build_dir: Path) -> str:
+    return run([SETUP.cmake, "--build", build_dir, "-j2"]).stdout
+
+
+def install_usdt(prefix: Path) -> None:
+    """`cmake --install` of the usdt build under test."""
+    config = SETUP.options.config
+    run([SETUP.cmake, "--install", SETUP.build_dir, "--prefix", prefix,
+         *(["--config", config] if config else [])])
+
+
+def cache_value(build: Path, name: str) -> str:
+    """A consumer's CMakeCache.txt entry."""
+    cache = (build / "CMakeCache.txt").read_text()
+    match = re.search(rf"^{re.escape(name)}:[A-Z]+=(.*)$", cache, re.MULTILINE)
+    if not match:
+        raise AssertionError(f"{name} is not in {build / 'CMakeCache.txt'}")
+    return match.group(1)
+
+
+def stapsdt_notes(binary: Path) -> List[Tuple[str, str, str]]:
+    """(provider, name, arguments) for each stapsdt note of `binary`, as readelf -n prints them."""
+    text = run(["readelf", "-n", binary]).stdout
+    notes = re.findall(r"Provider: (\S+)\n\s+Name: (\S+)\n\s+Location: [^\n]*\n"
+                       r"(?:\s+Arguments: ([^\n]*)\n)?", text)
+    return [(provider, name, arguments) for provider, name, arguments in notes]
+
+
+def section_names(binary: Path) -> List[str]:
+    text = run(["readelf", "-S", "-W", binary]).stdout
+    return re.findall(r"^\s*\[\s*\d+\]\s+(\S+)", text, re.MULTILINE)
+
+
+def argument_sizes(arguments: str) -> str:
+    """`-4@%edi 8@%rsi` -> `-4 8`: the declared size and sign, without the operands."""
+    return " ".join(re.findall(r"(-?\d+)@", arguments))
