@@ -49,11 +49,12 @@ class Argument:
     def spec(self) -> str:
         """`[-]SIZE@%N` as C string-literal tokens: the compiler substitutes operand N's register.
 
-        A 1- or 2-byte argument names its register by the 32-bit name (`%r8d`, `w8`): gdb
-        knows no `%r8b`, and SIZE tells every tracer how many bytes to use. The runtime
-        header's USDT_NARROW_REGISTER is the operand modifier that selects that name.
+        An argument under 8 bytes names its register by the 32-bit name (`%r8d`, `w8`): gdb
+        knows no `%r8b`, aarch64 compilers print `x8` for any plain operand, and SIZE tells
+        every tracer how many bytes to use. The runtime header's USDT_NARROW_REGISTER is the
+        operand modifier that selects that name.
         """
-        if self.type.size < 4:
+        if self.type.size < 8:
             return f'"{self.type.spec_prefix}@%" USDT_NARROW_REGISTER "{self.index}"'
         return f'"{self.type.spec_prefix}@%{self.index}"'
 

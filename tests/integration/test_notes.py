@@ -62,7 +62,7 @@ class NotesTest(unittest.TestCase):
             with self.subTest(module=module):
                 for note in elf_notes.notes(PROGRAMS[module]):
                     for argument in note.arguments:
-                        if argument.lstrip("-")[0] in "12":
+                        if argument.lstrip("-")[0] in "124":
                             self.assertRegex(argument, r"@%(e[a-z]{2}|r\d+d)$",
                                              f"{note.probe} at {note.location:#x}: {argument}")
 

@@ -155,7 +155,7 @@ class PreprocessorTest(CliTestCase):
         _, default = self.generate(output="default")
         result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t", output="defined")
         self.assertSucceeded(result, defined)
-        self.assertIn(b'"-4@%0", \\\n               (USDT_ARG(int, arg0)))', default["header"])
+        self.assertIn(b'"-4@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int, arg0)))', default["header"])
         self.assertIn(b'"2@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(uint16_t, arg0)))', defined["header"])
 
     def test_pragma_d_alone_does_not_run_the_preprocessor(self):

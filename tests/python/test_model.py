@@ -74,15 +74,15 @@ class DerivedNameTest(unittest.TestCase):
 
 class ArgumentSpecTest(unittest.TestCase):
     def test_size_and_sign_per_argument(self):
-        self.assertEqual(probe("provider p { probe x(uint64_t a, int b); };").argument_spec, '"8@%0 -4@%1"')
+        self.assertEqual(probe("provider p { probe x(uint64_t a, int b); };").argument_spec, '"8@%0 -4@%" USDT_NARROW_REGISTER "1"')
 
     def test_every_kind(self):
         spec = probe("provider p { probe x(int a, uint8_t b, char c, bool d, long e, short f, "
                      "char *g, struct s *h, unsigned i, string j, int16_t k, size_t l); };").argument_spec
-        # 1- and 2-byte arguments select their register's 32-bit name through USDT_NARROW_REGISTER.
-        self.assertEqual(spec, '"-4@%0 1@%" USDT_NARROW_REGISTER "1 -1@%" USDT_NARROW_REGISTER "2 '
+        # Arguments under 8 bytes select their register's 32-bit name through USDT_NARROW_REGISTER.
+        self.assertEqual(spec, '"-4@%" USDT_NARROW_REGISTER "0 1@%" USDT_NARROW_REGISTER "1 -1@%" USDT_NARROW_REGISTER "2 '
                                '1@%" USDT_NARROW_REGISTER "3 -8@%4 -2@%" USDT_NARROW_REGISTER "5 8@%6 8@%7 '
-                               '4@%8 8@%9 -2@%" USDT_NARROW_REGISTER "10 8@%11"')
+                               '4@%" USDT_NARROW_REGISTER "8 8@%9 -2@%" USDT_NARROW_REGISTER "10 8@%11"')
 
     def test_no_arguments(self):
         self.assertEqual(probe("provider p { probe x(void); };").argument_spec, '""')
@@ -122,10 +122,10 @@ class CheckTest(unittest.TestCase):
                               "(first declared at t.d:2:15)")
 
     def test_twelve_arguments_are_accepted(self):
-        twelve = probe("provider p {\n  probe many(\n    int, int, int, int,\n    int, int, int, int,\n"
-                       "    int, int, int, int);\n};")
+        twelve = probe("provider p {\n  probe many(\n    long, long, long, long,\n    long, long, long, long,\n"
+                       "    long, long, long, long);\n};")
         self.assertEqual(twelve.argument_spec,
-                         '"-4@%0 -4@%1 -4@%2 -4@%3 -4@%4 -4@%5 -4@%6 -4@%7 -4@%8 -4@%9 -4@%10 -4@%11"')
+                         '"-8@%0 -8@%1 -8@%2 -8@%3 -8@%4 -8@%5 -8@%6 -8@%7 -8@%8 -8@%9 -8@%10 -8@%11"')
 
     def test_thirteen_arguments_fail_at_the_thirteenth(self):
         self.assertModelError(

@@ -13,8 +13,8 @@
  *    which is why every module needs a `.stapsdt.base` section: libusdt_runtime.a supplies
  *    it (gdb shows no probes at all without it).
  *  - Argument specs, space separated, `[-]SIZE@OPERAND`: `-4@%edi` is a signed 4-byte value
- *    in register edi. SIZE and sign come from the type declared in the .d file (1- and 2-byte
- *    values name the register by its 32-bit name, `-1@%r8d`, the one gdb parses), and every
+ *    in register edi. SIZE and sign come from the type declared in the .d file (values under
+ *    8 bytes name the register by its 32-bit name, `-1@%r8d`, the one gdb parses), and every
  *    argument is passed in a register ("r" constraint): memory operands such as
  *    `sym(%rip)`, index forms and immediates (`$5`) are each misread or skipped by at least
  *    one common tracer.
@@ -51,8 +51,9 @@
 
 #define _USDT_UNPARENTHESIZE(...) __VA_ARGS__
 
-/* The asm operand modifier printing a register's 32-bit name (`%r8d`, `w8`). 1- and 2-byte
-   arguments use it because gdb cannot parse `%r8b`..`%r15b`; tracers read SIZE bytes of it. */
+/* The asm operand modifier printing a register's 32-bit name (`%r8d`, `w8`). Arguments under
+   8 bytes use it: gdb cannot parse `%r8b`..`%r15b`, and aarch64 compilers print a plain
+   operand as its 64-bit `x8`. Tracers read SIZE bytes of the register. */
 #if defined(__x86_64__)
 #define USDT_NARROW_REGISTER "k"
 #elif defined(__aarch64__)
