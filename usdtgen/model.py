@@ -34,16 +34,50 @@ def cxx_identifier(name: str) -> str:
     return name + "_" if name in CXX_RESERVED else name
 
 
+def cxx_function_name(probe_name: str) -> str:
+    """`request__start` -> `request_start`; `delete` -> `delete_`."""
+    return cxx_identifier(probe_name.replace("__", "_"))
+
+
 @dataclass(frozen=True)
 class Argument:
     index: int
     name: str                 # C++ parameter name: declared (keyword-safe) or argN
     type: types.ArgumentType
     location: SourceLocation
+    cxx_function: str         # the C++ function taking it, for messages: `myapp::request_start`
 
     @property
     def macro_parameter(self) -> str:
         return f"arg{self.index}"
+
+    @property
+    def cxx_template_parameter(self) -> str:
+        return f"UsdtArg{self.index}"
+
+    @property
+    def cxx_prepared_name(self) -> str:
+        """The local holding the prepared argument: it must live until the probe site runs."""
+        return f"usdt_argument_{self.index}"
+
+    @property
+    def cxx_holder(self) -> str:
+        """The runtime class that checks, prepares and converts this argument in the C++ API."""
+        parameter = self.cxx_template_parameter
+        if self.type.kind == types.INTEGER:
+            return f"usdt::detail::integer_argument<{self.type.c_type}, {parameter}>"
+        return f"usdt::detail::{self.type.kind}_argument<{parameter}>"
+
+    @property
+    def cxx_requirement(self) -> str:
+        """The static_assert message when the C++ API gets a value this argument cannot take."""
+        accepted = {
+            types.INTEGER: f"an integer or enum of at most {self.type.size} bytes (cast wider values explicitly)",
+            types.BOOLEAN: "a bool",
+            types.STRING: "a C string, std::string, std::string_view, nullptr, or a type with usdt_format()",
+            types.POINTER: "an object pointer or nullptr (smart pointers: pass .get())",
+        }[self.type.kind]
+        return f"{self.cxx_function}: argument {self.index} '{self.name}' ({self.type.declared}) takes {accepted}"
 
     @property
     def spec(self) -> str:
@@ -82,7 +116,7 @@ class Probe:
 
     @property
     def cxx_name(self) -> str:
-        return cxx_identifier(self.name.replace("__", "_"))
+        return cxx_function_name(self.name)
 
     @property
     def cxx_enabled_name(self) -> str:
@@ -147,16 +181,18 @@ def _provider(syntax: ProviderSyntax) -> Provider:
 
 def _probe(provider: str, syntax: ProbeSyntax) -> Probe:
     check_argument_count(syntax)
-    arguments = tuple(_argument(index, parameter) for index, parameter in enumerate(syntax.parameters))
+    function = f"{cxx_identifier(provider)}::{cxx_function_name(syntax.name)}"
+    arguments = tuple(_argument(index, parameter, function) for index, parameter in enumerate(syntax.parameters))
     # On the C++ names: `delete` and `delete_`, or an unnamed argN and a declared argN, clash too.
     check_unique(((a.name, a.location) for a in arguments), "argument name", f" in probe '{syntax.name}'")
     return Probe(provider, syntax.name, arguments, syntax.location)
 
 
-def _argument(index: int, syntax: ParameterSyntax) -> Argument:
+def _argument(index: int, syntax: ParameterSyntax, function: str) -> Argument:
     name = cxx_identifier(syntax.name) if syntax.name else f"arg{index}"
     location = syntax.name_location or syntax.location
-    return Argument(index, name, types.resolve(syntax.type_words, syntax.location), location)
+    check_argument_name_not_reserved(name, location)
+    return Argument(index, name, types.resolve(syntax.type_words, syntax.location), location, function)
 
 
 def _stem(source_name: str) -> str:
@@ -183,6 +219,13 @@ def check_argument_count(syntax: ProbeSyntax) -> None:
             extra.location,
             f"probe '{syntax.name}' has {len(syntax.parameters)} arguments; at most "
             f"{MAX_ARGUMENTS} are supported (the limit of sys/sdt.h and libbpf)")
+
+
+def check_argument_name_not_reserved(name: str, location: SourceLocation) -> None:
+    """The C++ API names its template parameters UsdtArgN and its locals usdt_argument_N."""
+    if name.startswith(("usdt_", "UsdtArg")):
+        raise GeneratorError(location, f"argument name '{name}': names starting with 'usdt_' or "
+                                       "'UsdtArg' are reserved for the generated C++ API")
 
 
 def check_unique(named: Iterable[Tuple[str, SourceLocation]], what: str, scope: str = "") -> None:

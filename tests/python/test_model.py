@@ -127,6 +127,14 @@ class CheckTest(unittest.TestCase):
         self.assertEqual(twelve.argument_spec,
                          '"-8@%0 -8@%1 -8@%2 -8@%3 -8@%4 -8@%5 -8@%6 -8@%7 -8@%8 -8@%9 -8@%10 -8@%11"')
 
+    def test_argument_names_reserved_for_the_cxx_api(self):
+        self.assertModelError("provider p { probe x(int usdt_argument_0); };",
+                              "t.d:1:26: error: argument name 'usdt_argument_0': names starting with "
+                              "'usdt_' or 'UsdtArg' are reserved for the generated C++ API")
+        self.assertModelError("provider p { probe x(int UsdtArg1); };",
+                              "t.d:1:26: error: argument name 'UsdtArg1': names starting with "
+                              "'usdt_' or 'UsdtArg' are reserved for the generated C++ API")
+
     def test_thirteen_arguments_fail_at_the_thirteenth(self):
         self.assertModelError(
             "provider p {\n  probe many(\n    int, int, int, int,\n    int, int, int, int,\n"

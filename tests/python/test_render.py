@@ -73,8 +73,21 @@ class HeaderTest(unittest.TestCase):
         self.assertLines(
             "namespace myapp {\n"
             "\n"
-            "USDT_INLINE void request_start(uint64_t id, const char * path) noexcept {\n"
-            "    MYAPP_REQUEST_START(id, path);\n"
+            "template <typename UsdtArg0, typename UsdtArg1>\n"
+            "USDT_INLINE void request_start(const UsdtArg0 &id, const UsdtArg1 &path) noexcept {\n"
+            "    static_assert(usdt::detail::integer_argument<uint64_t, UsdtArg0>::accepted,\n"
+            "                  \"myapp::request_start: argument 0 'id' (uint64_t) takes an integer or enum "
+            "of at most 8 bytes (cast wider values explicitly)\");\n"
+            "    static_assert(usdt::detail::string_argument<UsdtArg1>::accepted,\n"
+            "                  \"myapp::request_start: argument 1 'path' (const char *) takes a C string, "
+            "std::string, std::string_view, nullptr, or a type with usdt_format()\");\n"
+            "    if ((usdt::detail::integer_argument<uint64_t, UsdtArg0>::costly || "
+            "usdt::detail::string_argument<UsdtArg1>::costly) && !MYAPP_REQUEST_START_ENABLED()) {\n"
+            "        return;\n"
+            "    }\n"
+            "    const usdt::detail::integer_argument<uint64_t, UsdtArg0> usdt_argument_0(id);\n"
+            "    const usdt::detail::string_argument<UsdtArg1> usdt_argument_1(path);\n"
+            "    MYAPP_REQUEST_START(usdt_argument_0.get(), usdt_argument_1.get());\n"
             "}\n"
             "USDT_INLINE bool request_start_enabled() noexcept {\n"
             "    return MYAPP_REQUEST_START_ENABLED();\n"
@@ -87,9 +100,10 @@ class HeaderTest(unittest.TestCase):
             "    return MYAPP_DELETE_ENABLED();\n"
             "}")
         self.assertLines(
-            "USDT_INLINE void tick(bool on, int8_t arg1) noexcept {\n"
-            "    OTHER_TICK(on, arg1);\n"
-            "}")
+            "template <typename UsdtArg0, typename UsdtArg1>\n"
+            "USDT_INLINE void tick(const UsdtArg0 &on, const UsdtArg1 &arg1) noexcept {\n"
+            "    static_assert(usdt::detail::bool_argument<UsdtArg0>::accepted,\n"
+            "                  \"other::tick: argument 0 'on' (bool) takes a bool\");")
         self.assertLines("} /* namespace other */")
 
 

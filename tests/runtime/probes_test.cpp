@@ -13,8 +13,10 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -123,7 +125,7 @@ TEST_CASE("macros evaluate every argument exactly once") {
 TEST_CASE("the C++ API evaluates every argument exactly once") {
     int id = 0, path = 0, kind = 0, flag = 0, level = 0, offset = 0, object = 0, count = 0;
     myapp::request_start(++id, (++path, "/index"));
-    myapp::class_(++kind, ++flag, ++level, ++offset);
+    myapp::class_((++kind, 'k'), (++flag, true), (++level, short{1}), ++offset);
     myapp::delete_((++object, &object));
     register_::done(++count);
     CHECK(id == 1);
@@ -164,37 +166,46 @@ TEST_CASE("a probe macro is one statement") {
     CHECK_FALSE(enabled);
 }
 
-TEST_CASE("the C++ API takes the declared types") {
-    // Initializing these pointers compiles only with the exact parameter types (C++17 drops
-    // noexcept implicitly); calling through them uses the out-of-line copies.
-    void (*request_start)(std::uint64_t, const char *) = &myapp::request_start;
-    void (*request_done)(int) = &myapp::request_done;
-    void (*tick)() = &myapp::tick;
-    void (*delete_)(const void *) = &myapp::delete_;
-    void (*class_)(signed char, bool, short, long) = &myapp::class_;
-    void (*done)(unsigned int) = &register_::done;
-    bool (*delete_enabled)() = &myapp::delete_enabled;
-    request_start(1, "pointer");
-    request_done(0);
-    tick();
-    delete_(nullptr);
-    class_('p', false, 1, 2);
-    done(1);
-    CHECK_FALSE(delete_enabled());
-    static_assert(noexcept(myapp::tick()), "probes never throw");
+namespace {
+enum class Status : int { ok = 200 };
+enum Plain { plain = 7 };
+}  // namespace
 
-    // Calls convert as C++ converts: literals, nullptr, any object pointer, narrower integers.
+TEST_CASE("the C++ API takes what C++ code has and converts it to the declared types") {
     const std::string path = "/std/string";
     int object = 0;
+    std::unique_ptr<int> owned(new int(1));
     myapp::request_start(42, "literal");
-    myapp::request_start(UINT64_MAX, path.c_str());
+    myapp::request_start(UINT64_MAX, path);          // std::string: its c_str()
     myapp::request_start(0, nullptr);
+    myapp::request_start(plain, path.c_str());       // an unscoped enum for an integer
+    myapp::request_done(Status::ok);                  // a scoped one
     myapp::delete_(nullptr);
     myapp::delete_(&object);
-    myapp::delete_(&path);
-    myapp::class_('k', true, 7, -1);
+    myapp::delete_(owned.get());
+    myapp::class_('k', true, short{7}, -1);
     register_::done(3u);
     myapp::tick();
+    static_assert(noexcept(myapp::tick()) && noexcept(myapp::request_start(1, "x")), "probes never throw");
+}
+
+TEST_CASE("the C++ API's argument rules: integers no wider than declared, bool for bool") {
+    using usdt::detail::integer_argument;
+    static_assert(integer_argument<int, short>::accepted && integer_argument<int, unsigned>::accepted,
+                  "narrower or equally wide integers convert");
+    static_assert(integer_argument<int, Status>::accepted && integer_argument<signed char, char>::accepted,
+                  "enums and chars convert");
+    static_assert(!integer_argument<int, long>::accepted && !integer_argument<std::uint32_t, std::uint64_t>::accepted,
+                  "wider integers could lose data");
+    static_assert(!integer_argument<long, double>::accepted && !integer_argument<long, const char *>::accepted,
+                  "floating point and pointers are not integers");
+    static_assert(usdt::detail::bool_argument<bool>::accepted && !usdt::detail::bool_argument<int>::accepted,
+                  "bool takes bool");
+    static_assert(usdt::detail::pointer_argument<int *>::accepted && usdt::detail::pointer_argument<std::nullptr_t>::accepted
+                      && !usdt::detail::pointer_argument<long>::accepted
+                      && !usdt::detail::pointer_argument<std::unique_ptr<int>>::accepted,
+                  "object pointers and nullptr, not integers nor smart pointers");
+    CHECK(true);
 }
 
 TEST_CASE("the program's notes point at nops and at its semaphores") {

@@ -115,7 +115,181 @@
 #endif /* USDT_HAVE_PROBES */
 
 #ifdef __cplusplus
+#include <type_traits>
+#include <utility>
+
 #define USDT_INLINE inline __attribute__((always_inline))
-#endif
+
+/*
+ * The C++ API's arguments. A generated probe function is a template: for each argument it
+ * static_asserts `accepted` (with a message naming the probe and the argument), skips the
+ * site when a `costly` argument would be prepared for nobody, and passes `get()`, which is
+ * of the declared type. Costly arguments (a view to copy, a value to format) are prepared
+ * only while a tracer is attached.
+ */
+namespace usdt {
+namespace detail {
+
+template <typename T>
+using bare = typename std::decay<T>::type;
+
+/* Integers, bools and enums, scoped or not, no wider than the declared type. */
+template <typename Declared, typename T>
+class integer_argument {
+  public:
+    static constexpr bool accepted =
+        (std::is_integral<bare<T>>::value || std::is_enum<bare<T>>::value) && sizeof(bare<T>) <= sizeof(Declared);
+    static constexpr bool costly = false;
+    explicit integer_argument(const T &value) : value_(static_cast<Declared>(value)) {}
+    Declared get() const { return value_; }
+
+  private:
+    Declared value_;
+};
+
+template <typename T>
+class bool_argument {
+  public:
+    static constexpr bool accepted = std::is_same<bare<T>, bool>::value;
+    static constexpr bool costly = false;
+    explicit bool_argument(const T &value) : value_(static_cast<bool>(value)) {}
+    bool get() const { return value_; }
+
+  private:
+    bool value_;
+};
+
+/* Object pointers of any type, and nullptr: the probe records the address. */
+template <typename T>
+class pointer_argument {
+  public:
+    static constexpr bool accepted =
+        (std::is_pointer<bare<T>>::value && !std::is_function<typename std::remove_pointer<bare<T>>::type>::value)
+        || std::is_same<bare<T>, decltype(nullptr)>::value;
+    static constexpr bool costly = false;
+    explicit pointer_argument(const T &value) : value_(static_cast<const void *>(value)) {}
+    const void *get() const { return value_; }
+
+  private:
+    const void *value_;
+};
+
+template <typename T, typename = void>
+struct has_c_str : std::false_type {};
+template <typename T>
+struct has_c_str<T, decltype(void(static_cast<const char *>(std::declval<const T &>().c_str())))>
+    : std::true_type {};
+
+template <typename T, typename = void>
+struct has_data_and_size : std::false_type {};
+template <typename T>
+struct has_data_and_size<T, decltype(void(static_cast<const char *>(std::declval<const T &>().data())),
+                                     void(std::declval<const T &>().size()))> : std::true_type {};
+
+/* The customization point: `usdt_format(const T &)`, found by argument-dependent lookup,
+   returns an object with c_str() (a std::string of JSON, say) for a string argument. */
+template <typename T, typename = void>
+struct has_usdt_format : std::false_type {};
+template <typename T>
+struct has_usdt_format<T, decltype(void(static_cast<const char *>(usdt_format(std::declval<const T &>()).c_str())))>
+    : std::true_type {};
+
+struct c_string_kind {};
+struct c_str_kind {};
+struct view_kind {};
+struct format_kind {};
+struct not_a_string_kind {};
+
+template <typename T, typename U = bare<T>>
+struct string_kind
+    : std::conditional<
+          std::is_same<U, const char *>::value || std::is_same<U, char *>::value
+              || std::is_same<U, decltype(nullptr)>::value,
+          c_string_kind,
+          typename std::conditional<
+              has_c_str<U>::value, c_str_kind,
+              typename std::conditional<
+                  has_data_and_size<U>::value, view_kind,
+                  typename std::conditional<has_usdt_format<U>::value, format_kind, not_a_string_kind>::type>::type>::type> {};
+
+/* Strings: C strings and nullptr, anything with c_str() (std::string), views with data() and
+   size() (std::string_view: copied, as it need not end in a NUL), and usdt_format() types. */
+template <typename T, typename Kind = typename string_kind<T>::type>
+class string_argument {
+  public:
+    static constexpr bool accepted = false;
+    static constexpr bool costly = false;
+    explicit string_argument(const T &) {}
+    const char *get() const { return nullptr; }
+};
+
+template <typename T>
+class string_argument<T, c_string_kind> {
+  public:
+    static constexpr bool accepted = true;
+    static constexpr bool costly = false;
+    explicit string_argument(const T &value) : text_(value) {}
+    const char *get() const { return text_; }
+
+  private:
+    const char *text_;
+};
+
+template <typename T>
+class string_argument<T, c_str_kind> {
+  public:
+    static constexpr bool accepted = true;
+    static constexpr bool costly = false;
+    explicit string_argument(const T &value) : text_(value.c_str()) {}
+    const char *get() const { return text_; }
+
+  private:
+    const char *text_;
+};
+
+/* Longer views are cut: tracers read at most a few hundred bytes of a string anyway. */
+constexpr unsigned long view_copy_limit = 255;
+
+/* The probe's asm only takes the string's address, so the compiler may think nothing reads
+   the bytes written for it and drop or delay those stores; this says someone reads them. */
+USDT_INLINE void publish(const char *text) noexcept {
+    __asm__ __volatile__("" : : "r"(text) : "memory");
+}
+
+template <typename T>
+class string_argument<T, view_kind> {
+  public:
+    static constexpr bool accepted = true;
+    static constexpr bool costly = true;
+    explicit string_argument(const T &value) {
+        const unsigned long size = value.size() < view_copy_limit ? static_cast<unsigned long>(value.size())
+                                                                  : view_copy_limit;
+        for (unsigned long i = 0; i < size; ++i) {
+            text_[i] = value.data()[i];
+        }
+        text_[size] = '\0';
+        publish(text_);
+    }
+    const char *get() const { return text_; }
+
+  private:
+    char text_[view_copy_limit + 1];
+};
+
+template <typename T>
+class string_argument<T, format_kind> {
+  public:
+    static constexpr bool accepted = true;
+    static constexpr bool costly = true;
+    explicit string_argument(const T &value) : formatted_(usdt_format(value)) { publish(formatted_.c_str()); }
+    const char *get() const { return formatted_.c_str(); }
+
+  private:
+    decltype(usdt_format(std::declval<const T &>())) formatted_;
+};
+
+} /* namespace detail */
+} /* namespace usdt */
+#endif /* __cplusplus */
 
 #endif /* USDT_USDT_H */

@@ -1,0 +1,91 @@
+"""Wrong arguments to the generated C++ API fail to compile, with a message that names the
+probe and the argument; right ones compile. Each case is a one-line call compiled against
+the header generated from runtime_probes.d.
+
+Usage (CTest passes these): test_compile_errors.py --header-dir DIR --include-dir DIR --cxx CXX
+"""
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+import usdt_testing
+
+OPTIONS = argparse.Namespace()
+
+PROGRAM = """\
+#include "runtime_probes.h"
+#include <memory>
+#include <string>
+struct Point {{ int x, y; }};
+void call() {{
+    std::string text; std::unique_ptr<int> owned; long long wide = 0; long double real = 0; Point point{{}};
+    unsigned __int128 huge = 0; (void)text; (void)owned; (void)wide; (void)real; (void)point; (void)huge;
+    {call};
+}}
+"""
+
+# The call, and the part of the message that must name the probe and the argument.
+REJECTED = {
+    "a std::string for an integer": (
+        "myapp::request_start(text, \"/\")", "myapp::request_start: argument 0 'id' (uint64_t) takes an integer"),
+    "a wider integer": (
+        "myapp::request_done(wide)", "myapp::request_done: argument 0 'status' (int) takes an integer or enum of at most 4 bytes"),
+    "an int for a bool": (
+        "myapp::class_('k', 1, short{1}, 1L)", "myapp::class_: argument 1 'flag' (bool) takes a bool"),
+    "an integer for a string": (
+        "myapp::request_start(1, 42)", "myapp::request_start: argument 1 'path' (const char *) takes a C string"),
+    "a struct for a string": (
+        "myapp::request_start(1, point)", "myapp::request_start: argument 1 'path'"),
+    "a smart pointer for a pointer": (
+        "myapp::delete_(owned)", "myapp::delete_: argument 0 'object' (void *) takes an object pointer or nullptr (smart pointers: pass .get())"),
+    "a long double for an integer": (
+        "register_::done(real)", "register_::done: argument 0 'count' (unsigned int) takes an integer"),
+    "a 128-bit integer": (
+        "myapp::request_start(huge, \"/\")", "myapp::request_start: argument 0 'id' (uint64_t) takes an integer or enum of at most 8 bytes"),
+}
+
+ACCEPTED = [
+    "myapp::request_start(1, text)",
+    "myapp::request_start(1u, text.c_str())",
+    "myapp::delete_(owned.get())",
+    "myapp::class_('k', true, short{1}, wide)",
+]
+
+
+def compile_call(call):
+    with tempfile.TemporaryDirectory(prefix="usdt-compile-") as directory:
+        source = Path(directory) / "call.cpp"
+        source.write_text(PROGRAM.format(call=call))
+        return subprocess.run(
+            [OPTIONS.cxx, "-std=c++11", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+             f"-I{OPTIONS.header_dir}", f"-I{OPTIONS.include_dir}", str(source)],
+            capture_output=True, text=True, check=False)
+
+
+class CompileErrorTest(unittest.TestCase):
+    def test_wrong_arguments_name_the_probe_and_the_argument(self):
+        for case, (call, message) in REJECTED.items():
+            with self.subTest(case):
+                result = compile_call(call)
+                self.assertNotEqual(result.returncode, 0, f"{call} compiled")
+                self.assertIn(message, result.stderr)
+
+    def test_natural_arguments_compile(self):
+        for call in ACCEPTED:
+            with self.subTest(call):
+                result = compile_call(call)
+                self.assertEqual(result.returncode, 0, result.stderr)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--header-dir", required=True)
+    parser.add_argument("--include-dir", required=True)
+    parser.add_argument("--cxx", required=True)
+    options, sys.argv[1:] = parser.parse_known_args(sys.argv[1:])
+    vars(OPTIONS).update(vars(options))
+    usdt_testing.main()
