@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
 # Defined inside gdb. Prints `HIT provider:name [values...]` or `HIT provider:name error: ...`.
-_REPORTER = r'''python
+REPORTER = r'''python
 import json
 def usdt_report(probe, string_indices):
     try:
@@ -55,13 +55,10 @@ def run(program: str, arguments: Sequence[str], string_indices: Dict[str, Sequen
     With `start_first`, runs to main before listing probes and setting breakpoints, so that
     the probes of shared libraries are known.
     """
-    lines = ["set pagination off", "set confirm off", _REPORTER]
+    lines = ["set pagination off", "set confirm off", REPORTER]
     if start_first:
         lines.append("start")
-    lines += [f"echo {_PROBES_BEGIN}\\n", "info probes", f"echo {_PROBES_END}\\n"]
-    for probe, indices in string_indices.items():
-        lines += [f"break -probe-stap {probe}", "commands", "silent",
-                  f"python usdt_report({probe!r}, {sorted(indices)!r})", "continue", "end"]
+    lines += probe_commands(string_indices)
     lines.append("continue" if start_first else "run")
     script = "\n".join(lines) + "\n"
 
@@ -71,8 +68,22 @@ def run(program: str, arguments: Sequence[str], string_indices: Dict[str, Sequen
         completed = subprocess.run(
             ["gdb", "-nx", "-batch", "-x", script_file.name, "--args", program, *arguments],
             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
-    output = completed.stdout + completed.stderr
-    return GdbRun(_listed(completed.stdout), _hits(completed.stdout),
+    return result(completed.stdout, completed.stdout + completed.stderr)
+
+
+def probe_commands(string_indices: Dict[str, Sequence[int]]) -> List[str]:
+    """gdb commands that list the probes, then break on each one and report its arguments
+    through REPORTER (which must be defined first)."""
+    lines = [f"echo {_PROBES_BEGIN}\\n", "info probes", f"echo {_PROBES_END}\\n"]
+    for probe, indices in string_indices.items():
+        lines += [f"break -probe-stap {probe}", "commands", "silent",
+                  f"python usdt_report({probe!r}, {sorted(indices)!r})", "continue", "end"]
+    return lines
+
+
+def result(stdout: str, output: str) -> GdbRun:
+    """What a gdb session running probe_commands printed: `stdout` is gdb's, `output` all of it."""
+    return GdbRun(_listed(stdout), _hits(stdout),
                   re.search(r"\[Inferior 1 \(process \d+\) exited normally\]", output) is not None,
                   output)
 

@@ -18,17 +18,18 @@ def tracers_required() -> bool:
     return os.environ.get("USDT_REQUIRE_TRACERS") == "1"
 
 
-def tracer_unavailable_reason(tool: str, needs_root: bool = True):
-    """Why `tool` cannot run here, or None when it can."""
+def tracer_unavailable_reason(tool: str, needs_root: bool = True, package: str = ""):
+    """Why `tool` cannot run here, or None when it can. `package` is the Debian package that
+    installs it, when its name differs from the tool's."""
     if shutil.which(tool) is None:
-        return f"{tool} is not installed (Debian: apt-get install {tool})"
+        return f"{tool} is not installed (Debian: apt-get install {package or tool})"
     if needs_root and os.geteuid() != 0:
         return f"{tool} needs root to attach uprobes; run the tests as root"
     return None
 
 
-def require_tracer(test: unittest.TestCase, tool: str, needs_root: bool = True) -> None:
-    reason = tracer_unavailable_reason(tool, needs_root)
+def require_tracer(test: unittest.TestCase, tool: str, needs_root: bool = True, package: str = "") -> None:
+    reason = tracer_unavailable_reason(tool, needs_root, package)
     if reason is None:
         return
     if tracers_required():
