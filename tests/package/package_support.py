@@ -1,4 +1,5 @@
-"""What the package tests share: the paths CTest passes in, and running CMake, programs and readelf.
+"""What the package tests share: the paths CTest passes in, and running CMake, programs and readelf
+(through tests/support/elf_notes.py).
 
 Each test module calls `parse_arguments()` before `usdt_testing.main()`. CTest passes
 usdt's source and build trees, the test's own scratch directory (emptied here, so every
@@ -13,6 +14,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
+
+import elf_notes
 
 
 @dataclass(frozen=True)
@@ -87,16 +90,12 @@ def cache_value(build: Path, name: str) -> str:
 
 
 def stapsdt_notes(binary: Path) -> List[Tuple[str, str, str]]:
-    """(provider, name, arguments) for each stapsdt note of `binary`, as readelf -n prints them."""
-    text = run(["readelf", "-n", binary]).stdout
-    notes = re.findall(r"Provider: (\S+)\n\s+Name: (\S+)\n\s+Location: [^\n]*\n"
-                       r"(?:\s+Arguments: ([^\n]*)\n)?", text)
-    return [(provider, name, arguments) for provider, name, arguments in notes]
+    """(provider, name, arguments) for each stapsdt note of `binary`."""
+    return [(note.provider, note.name, " ".join(note.arguments)) for note in elf_notes.notes(str(binary))]
 
 
 def section_names(binary: Path) -> List[str]:
-    text = run(["readelf", "-S", "-W", binary]).stdout
-    return re.findall(r"^\s*\[\s*\d+\]\s+(\S+)", text, re.MULTILINE)
+    return list(elf_notes.sections(str(binary)))
 
 
 def argument_sizes(arguments: str) -> str:
