@@ -4,40 +4,28 @@ aarch64-linux-gnu.cmake), then read and run on this x86-64 machine:
   - readelf: every probe, each argument's declared size and sign (tests/integration/
     expected.py), every operand an aarch64 register (`x<N>` for 8 bytes, `w<N>` below),
     Base the `.stapsdt.base` address, semaphores inside `.probes`;
-  - qemu-aarch64: each program's exit status and output;
+  - qemu-aarch64: each program's exit status and output (cross_project.ProgramRunChecks);
   - gdb-multiarch on qemu's gdb stub: every argument of every probe hit.
 
-The project is configured and built once, in the work directory CTest passes.
+The project is configured and built once, in the work directory CTest passes
+(cross_project.py, shared with test_unsupported.py, the 32-bit ARM build without probes).
 """
 
 import re
-import subprocess
-import sys
-import unittest
 from pathlib import Path
 
-TESTS_DIR = Path(__file__).resolve().parent.parent
-# The integration layer's expectations and the package layer's CMake helpers.
-sys.path[:0] = [str(TESTS_DIR / "integration"), str(TESTS_DIR / "package")]
-
+import cross_project   # first: puts tests/integration and tests/package on sys.path
 import elf_notes
 import expected
 import package_support as package
 import remote_gdb_probes
-from usdt_testing import main, require_tracer
+from usdt_testing import main
 
-PROJECT = Path(__file__).with_name("project")
 TOOLCHAIN_FILE = Path(__file__).with_name("aarch64-linux-gnu.cmake")
 SYSROOT = "/usr/aarch64-linux-gnu"
 EMULATOR = ("qemu-aarch64", "-L", SYSROOT)
-
-# Module of expected.MODULES -> the file project/ builds for it.
-MODULE_FILES = {
-    "types_c": "types_c", "types_c_o2": "types_c_o2",
-    "types_cxx": "types_cxx", "types_cxx_o2": "types_cxx_o2",
-    "linked": "linked", "solib": "libsolib.so",
-}
-TYPES_PROGRAMS = ("types_c", "types_c_o2", "types_cxx", "types_cxx_o2")
+MODULE_FILES = cross_project.MODULE_FILES
+TYPES_PROGRAMS = cross_project.TYPES_PROGRAMS
 
 SPEC_PREFIX = re.compile(r"-?\d+@")
 REGISTER_NUMBER = r"([0-9]|[12][0-9]|30)"   # x0..x30; 31 is sp or xzr
@@ -45,40 +33,10 @@ WIDE_ARGUMENT = re.compile(rf"-?8@x{REGISTER_NUMBER}")
 NARROW_ARGUMENT = re.compile(rf"-?[124]@w{REGISTER_NUMBER}")
 SEMAPHORE_SIZE = 2   # unsigned short
 
-_build = {}   # "dir" -> the build directory, or "error" -> why configuring or building failed
 
-
-def built_project() -> Path:
-    """Configures and builds project/ for aarch64 on first use; later calls reuse the result,
-    a failure included, so that a broken build is not retried by every test."""
-    if not _build:
-        build = package.SETUP.work_dir / "build"
-        try:
-            package.configure(PROJECT, build, f"CMAKE_TOOLCHAIN_FILE={TOOLCHAIN_FILE}",
-                              f"USDT_SOURCE_DIR={package.SETUP.source_dir}",
-                              f"USDT_INTEGRATION_DIR={TESTS_DIR / 'integration'}",
-                              f"USDT_PYTHON_EXECUTABLE={sys.executable}")
-            package.build(build)
-            _build["dir"] = build
-        except AssertionError as error:
-            _build["error"] = str(error)
-    if "error" in _build:
-        raise AssertionError(f"building {PROJECT} for aarch64 failed:\n{_build['error']}")
-    return _build["dir"]
-
-
-class CrossTestCase(unittest.TestCase):
-    maxDiff = None
-    # Tool -> the Debian package that installs it.
+class CrossTestCase(cross_project.CrossTestCase):
+    project_build = cross_project.ProjectBuild("aarch64", TOOLCHAIN_FILE)
     tools = {"aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu", "aarch64-linux-gnu-g++": "g++-aarch64-linux-gnu"}
-
-    def setUp(self):
-        for tool, package in self.tools.items():
-            require_tracer(self, tool, needs_root=False, package=package)
-        self.build = built_project()
-
-    def path(self, module: str) -> str:
-        return str(self.build / MODULE_FILES[module])
 
 
 class NotesTest(CrossTestCase):
@@ -152,31 +110,9 @@ class NotesTest(CrossTestCase):
                     self.assertTrue(text.contains(note.location), f"{note.probe} at {note.location:#x}")
 
 
-class UnderQemuTest(CrossTestCase):
+class UnderQemuTest(cross_project.ProgramRunChecks, CrossTestCase):
     tools = {**CrossTestCase.tools, "qemu-aarch64": "qemu-user"}
-
-    def run_program(self, module, *arguments):
-        return subprocess.run([*EMULATOR, self.path(module), *arguments],
-                              capture_output=True, text=True, timeout=60)
-
-    def test_types_programs_run(self):
-        for module in TYPES_PROGRAMS:
-            with self.subTest(module=module):
-                completed = self.run_program(module, *expected.TYPES_ARGUMENTS)
-                self.assertEqual((completed.returncode, completed.stderr), (0, ""))
-                self.assertRegex(completed.stdout, r"^foo=0x[0-9a-f]+\nhello world\n$")
-
-    def test_types_programs_check_their_arguments(self):
-        for module in TYPES_PROGRAMS:
-            with self.subTest(module=module):
-                completed = self.run_program(module)
-                self.assertEqual((completed.returncode, completed.stdout), (2, ""))
-                self.assertIn("usage:", completed.stderr)
-
-    def test_linked_program_calls_its_libraries(self):
-        completed = self.run_program("linked", *expected.LINKED_ARGUMENTS)
-        self.assertEqual((completed.returncode, completed.stdout, completed.stderr),
-                         (0, "libs has 4 characters\n", ""))
+    emulator = EMULATOR
 
 
 class UnderGdbTest(CrossTestCase):

@@ -1,0 +1,104 @@
+"""A target usdt has no probes for: the integration programs cross-compiled for 32-bit ARM
+Linux (project/, toolchain file arm-linux-gnueabihf.cmake). usdt/usdt.h sets
+USDT_HAVE_PROBES to 0 there, so a probe must compile to the evaluation of its arguments
+instead of failing the build:
+
+  - the build: every source, usdt::runtime's included, compiled by the cross compiler with
+    -Wall -Wextra -Wpedantic -Werror, and not one warning printed (the linker's included);
+  - readelf: every module 32-bit ARM, without a stapsdt note or a `.note.stapsdt`,
+    `.stapsdt.base` or `.probes` section; each semaphore still a variable, zero in `.bss`;
+  - qemu-arm: each program's exit status and output, the same as on x86-64.
+
+The project is configured and built once, in the work directory CTest passes (cross_project.py).
+"""
+
+import json
+import shlex
+from pathlib import Path
+
+import cross_project   # first: puts tests/integration and tests/package on sys.path
+import elf_notes
+import expected
+import package_support as package
+from usdt_testing import main
+
+TOOLCHAIN_FILE = Path(__file__).with_name("arm-linux-gnueabihf.cmake")
+EMULATOR = ("qemu-arm", "-L", "/usr/arm-linux-gnueabihf")
+STRICT_FLAGS = ("-Wall", "-Wextra", "-Wpedantic", "-Werror")
+# project/ already compiles its programs strictly; these flags cover usdt::runtime, whose
+# stapsdt_base.c takes its no-probes branch here. compile_commands.json shows what ran.
+PROJECT_BUILD = cross_project.ProjectBuild(
+    "arm-linux-gnueabihf", TOOLCHAIN_FILE,
+    f"CMAKE_C_FLAGS={' '.join(STRICT_FLAGS)}", f"CMAKE_CXX_FLAGS={' '.join(STRICT_FLAGS)}",
+    "CMAKE_EXPORT_COMPILE_COMMANDS=ON")
+
+# Every file project/ compiles: program sources, the generated semaphore definitions and
+# usdt::runtime.
+COMPILED_FILES = {
+    "types.c", "types.cpp", "myapp.usdt.c", "other.usdt.c", "solib.c", "solib.usdt.c",
+    "archive.c", "archive.usdt.c", "objects.c", "objects.usdt.c", "linked.c", "stapsdt_base.c",
+}
+PROBE_SECTIONS = {".note.stapsdt", ".stapsdt.base", ".probes"}
+
+
+class CrossTestCase(cross_project.CrossTestCase):
+    project_build = PROJECT_BUILD
+    tools = {"arm-linux-gnueabihf-gcc": "gcc-arm-linux-gnueabihf",
+             "arm-linux-gnueabihf-g++": "g++-arm-linux-gnueabihf"}
+
+
+class BuildTest(CrossTestCase):
+    def test_build_printed_no_warning(self):
+        output = self.project_build.output
+        self.assertIn("Built target linked", output)   # the output is the build's
+        self.assertNotRegex(output, r"(?i)warning", output)
+
+    def test_every_source_compiled_strictly_by_the_cross_compiler(self):
+        entries = json.loads((self.build / "compile_commands.json").read_text())
+        self.assertEqual({Path(entry["file"]).name for entry in entries}, COMPILED_FILES)
+        for entry in entries:
+            with self.subTest(file=entry["file"]):
+                command = shlex.split(entry["command"])
+                self.assertRegex(Path(command[0]).name, r"^arm-linux-gnueabihf-g(cc|\+\+)$")
+                for flag in STRICT_FLAGS:
+                    self.assertIn(flag, command)
+
+
+class NotesTest(CrossTestCase):
+    def test_modules_are_32_bit_arm(self):
+        for module in cross_project.MODULE_FILES:
+            with self.subTest(module=module):
+                header = package.run(["readelf", "-h", self.path(module)]).stdout
+                self.assertRegex(header, r"Class:\s+ELF32\n")
+                self.assertRegex(header, r"Machine:\s+ARM\n")
+
+    def test_no_probe_notes_or_sections(self):
+        for module in cross_project.MODULE_FILES:
+            with self.subTest(module=module):
+                self.assertEqual(elf_notes.notes(self.path(module)), [])
+                self.assertEqual(PROBE_SECTIONS & set(package.section_names(self.path(module))), set())
+
+    def test_semaphores_are_plain_zero_variables(self):
+        # Code may name a semaphore (systemtap's header allows it), so each still links:
+        # one zero-initialized variable per probe, in `.bss` since `.probes` is gone.
+        for module in cross_project.MODULE_FILES:
+            with self.subTest(module=module):
+                path = self.path(module)
+                bss = elf_notes.sections(path)[".bss"]
+                symbols = elf_notes.symbols(path)
+                for probe in expected.MODULES[module].declared:
+                    symbol = probe.replace(":", "_") + "_semaphore"
+                    # A shared library lists it in .dynsym and .symtab: one address either way.
+                    addresses = {value for name, value in symbols if name == symbol}
+                    self.assertEqual(len(addresses), 1, f"addresses of {symbol}")
+                    self.assertTrue(bss.contains(addresses.pop()), f"{symbol} not in .bss")
+
+
+class UnderQemuTest(cross_project.ProgramRunChecks, CrossTestCase):
+    tools = {**CrossTestCase.tools, "qemu-arm": "qemu-user"}
+    emulator = EMULATOR
+
+
+if __name__ == "__main__":
+    package.parse_arguments()
+    main()
