@@ -124,6 +124,13 @@ class Probe:
         return self.name.replace("__", "_") + "_enabled"
 
     @property
+    def site_macro(self) -> str:
+        """The runtime macro emitting the site: string arguments need their memory written."""
+        if any(argument.type.kind == types.STRING for argument in self.arguments):
+            return "USDT_PROBE_WITH_STRINGS"
+        return "USDT_PROBE"
+
+    @property
     def argument_spec(self) -> str:
         """All argument specs, space separated, as adjacent C string literals."""
         # Joining `"a"` and `"b"` with a space inside the literals: `"a b"`.

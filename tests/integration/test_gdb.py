@@ -78,6 +78,15 @@ class LibrariesUnderGdb(GdbTestCase):
         self.assertTrue(run.exited_normally, run.output)
 
 
+class FreshStringsUnderGdb(GdbTestCase):
+    def test_bytes_written_only_for_the_probe_are_there(self):
+        run = gdb_probes.run(PROGRAMS["fresh_strings"], [], {"myapp:request__start": [1]})
+        self.assertEqual([(hit.probe, tuple(hit.values)) for hit in run.hits],
+                         [("myapp:request__start", (1, "abc")), ("myapp:request__start", (2, "01234"))],
+                         run.output)
+        self.assertTrue(run.exited_normally, run.output)
+
+
 if __name__ == "__main__":
     PROGRAMS.update(built_programs.take_from_argv())
     _add_types_value_tests()

@@ -58,7 +58,7 @@ class HeaderTest(unittest.TestCase):
             "/* myapp:request__start(uint64_t id, const char * path) */\n"
             "#define MYAPP_REQUEST_START_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)\n"
             "#define MYAPP_REQUEST_START(arg0, arg1) \\\n"
-            '    USDT_PROBE("myapp", "request__start", "myapp_request__start_semaphore", "8@%0 8@%1", \\\n'
+            '    USDT_PROBE_WITH_STRINGS("myapp", "request__start", "myapp_request__start_semaphore", "8@%0 8@%1", \\\n'
             "               (USDT_ARG(uint64_t, arg0), USDT_ARG(const char *, arg1)))")
         self.assertLines(
             "#define MYAPP_DELETE() \\\n"

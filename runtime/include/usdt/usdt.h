@@ -81,8 +81,16 @@
  * literal, or "0"; `spec` refers to the operands as %0, %1...; `operands` is a
  * parenthesized, possibly empty, list of USDT_ARG(). `?` puts the note in the code's
  * COMDAT group (inline functions), `o` links it to the code's section.
+ *
+ * A probe with string arguments clobbers "memory": its asm only takes the strings'
+ * addresses, and without the clobber the compiler may drop or delay the stores that wrote
+ * them (seen with GCC -O2 on a stack buffer: the tracer read an empty string).
  */
 #define USDT_PROBE(provider, name, semaphore, spec, operands) \
+    _USDT_SITE(provider, name, semaphore, spec, operands, )
+#define USDT_PROBE_WITH_STRINGS(provider, name, semaphore, spec, operands) \
+    _USDT_SITE(provider, name, semaphore, spec, operands, "memory")
+#define _USDT_SITE(provider, name, semaphore, spec, operands, clobbers) \
     do { \
         __asm__ __volatile__( \
             ".L_usdt_site%=: nop\n" \
@@ -95,7 +103,7 @@
             ".asciz \"" provider "\", \"" name "\", \"" spec "\"\n" \
             "994: .balign 4\n" \
             ".popsection\n" \
-            : : _USDT_UNPARENTHESIZE operands); \
+            : : _USDT_UNPARENTHESIZE operands : clobbers); \
     } while (0)
 
 #else /* !USDT_HAVE_PROBES: arguments are still evaluated exactly once. */
@@ -111,6 +119,7 @@
 #define USDT_ARG(type, value) (void)(type)(value)
 #define USDT_PROBE(provider, name, semaphore, spec, operands) \
     do { _USDT_UNPARENTHESIZE operands; } while (0)
+#define USDT_PROBE_WITH_STRINGS USDT_PROBE
 
 #endif /* USDT_HAVE_PROBES */
 
@@ -252,12 +261,6 @@ class string_argument<T, c_str_kind> {
 /* Longer views are cut: tracers read at most a few hundred bytes of a string anyway. */
 constexpr unsigned long view_copy_limit = 255;
 
-/* The probe's asm only takes the string's address, so the compiler may think nothing reads
-   the bytes written for it and drop or delay those stores; this says someone reads them. */
-USDT_INLINE void publish(const char *text) noexcept {
-    __asm__ __volatile__("" : : "r"(text) : "memory");
-}
-
 template <typename T>
 class string_argument<T, view_kind> {
   public:
@@ -270,7 +273,6 @@ class string_argument<T, view_kind> {
             text_[i] = value.data()[i];
         }
         text_[size] = '\0';
-        publish(text_);
     }
     const char *get() const { return text_; }
 
@@ -283,7 +285,7 @@ class string_argument<T, format_kind> {
   public:
     static constexpr bool accepted = true;
     static constexpr bool costly = true;
-    explicit string_argument(const T &value) : formatted_(usdt_format(value)) { publish(formatted_.c_str()); }
+    explicit string_argument(const T &value) : formatted_(usdt_format(value)) {}
     const char *get() const { return formatted_.c_str(); }
 
   private:
