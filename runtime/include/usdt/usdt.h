@@ -127,7 +127,11 @@
 #include <type_traits>
 #include <utility>
 
+#if defined(__GNUC__)
 #define USDT_INLINE inline __attribute__((always_inline))
+#else
+#define USDT_INLINE inline
+#endif
 
 /*
  * The C++ API's arguments. A generated probe function is a template: for each argument it
