@@ -4,10 +4,10 @@ reliably). Signed arguments print with %lld and unsigned ones with %llu, so a wr
 in a note shows up as a wrong number.
 """
 
-import signal
 import subprocess
 import unittest
 
+import bpftrace_attach
 import built_programs
 import expected
 from usdt_testing import main, require_tracer
@@ -106,19 +106,10 @@ class LibrariesUnderBpftrace(BpftraceTestCase):
         # `-c` does not reach probes of a library the child has not mapped yet (bpftrace 0.17):
         # attach to the library file itself, then start the program.
         hits = [hit for hit in expected.LINKED_HITS if hit.probe.startswith("solib:")]
-        script = "BEGIN { printf(\"READY\\n\"); }\n" + bpftrace_program(PROGRAMS["solib"], "solib", hits)
-        tracer = subprocess.Popen(["bpftrace", "-e", script], stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True)
-        try:
-            # BEGIN fires once every probe is attached.
-            for line in tracer.stdout:
-                if line.strip() == "READY":
-                    break
-            program = subprocess.run([PROGRAMS["linked"], *expected.LINKED_ARGUMENTS],
-                                     capture_output=True, text=True, timeout=30)
-        finally:
-            tracer.send_signal(signal.SIGINT)
-            output = tracer.communicate(timeout=30)[0]
+        script = bpftrace_attach.BEGIN_READY + bpftrace_program(PROGRAMS["solib"], "solib", hits)
+        output, program = bpftrace_attach.trace(
+            script, lambda: subprocess.run([PROGRAMS["linked"], *expected.LINKED_ARGUMENTS],
+                                           capture_output=True, text=True, timeout=30), len(hits))
         self.assertEqual(program.returncode, 0, program.stderr)
         # solib:guarded fires only because the kernel raised its semaphore inside the library.
         self.assertEqual(hit_lines(output), expected_lines(hits, output), output)

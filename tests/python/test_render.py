@@ -58,16 +58,16 @@ class HeaderTest(unittest.TestCase):
             "/* myapp:request__start(uint64_t id, const char * path) */\n"
             "#define MYAPP_REQUEST_START_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)\n"
             "#define MYAPP_REQUEST_START(arg0, arg1) \\\n"
-            '    USDT_PROBE_WITH_STRINGS("myapp", "request__start", "myapp_request__start_semaphore", "8@%0 8@%1", \\\n'
-            "               (USDT_ARG(uint64_t, arg0), USDT_ARG(const char *, arg1)))")
+            '    USDT_PROBE_WITH_STRINGS("myapp", "request__start", myapp_request__start_semaphore, "8@%0 8@%1", \\\n'
+            "               (USDT_ARG(uint64_t, arg0) USDT_ARG(const char *, arg1)))")
         self.assertLines(
             "#define MYAPP_DELETE() \\\n"
-            '    USDT_PROBE("myapp", "delete", "myapp_delete_semaphore", "", \\\n'
+            '    USDT_PROBE("myapp", "delete", myapp_delete_semaphore, "", \\\n'
             "               ())")
         self.assertLines(
             "#define OTHER_TICK(arg0, arg1) \\\n"
-            '    USDT_PROBE("other", "tick", "other_tick_semaphore", "1@%" USDT_NARROW_REGISTER "0 -1@%" USDT_NARROW_REGISTER "1", \\\n'
-            "               (USDT_ARG(bool, arg0), USDT_ARG(int8_t, arg1)))")
+            '    USDT_PROBE("other", "tick", other_tick_semaphore, "1@%" USDT_NARROW_REGISTER "0 -1@%" USDT_NARROW_REGISTER "1", \\\n'
+            "               (USDT_ARG(bool, arg0) USDT_ARG(int8_t, arg1)))")
 
     def test_cxx_api(self):
         self.assertLines(

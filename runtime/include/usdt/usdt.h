@@ -67,20 +67,38 @@
 #define USDT_SEMAPHORE_DECLARE(name) \
     extern volatile unsigned short name __attribute__((visibility("hidden")))
 /* Weak, so that a provider added to a static library and to the program linking it
-   still ends up with one semaphore per module. */
+   still ends up with one semaphore per module; retained (SHF_GNU_RETAIN) because only notes
+   may refer to it, and gold and mold drop sections that only notes refer to. */
+#if defined(__has_attribute)
+#if __has_attribute(retain)
+#define _USDT_RETAIN retain,
+#endif
+#endif
+#ifndef _USDT_RETAIN
+#define _USDT_RETAIN
+#endif
 #define USDT_SEMAPHORE_DEFINE(name) \
     volatile unsigned short name \
-        __attribute__((weak, used, section(".probes"), visibility("hidden"))) = 0
+        __attribute__((weak, used, _USDT_RETAIN section(".probes"), visibility("hidden"))) = 0
 #define USDT_SEMAPHORE_ACTIVE(name) __builtin_expect((name) != 0, 0)
 
-/* One asm operand of a probe: the value converted to its declared type, in a register. */
-#define USDT_ARG(type, value) "r"((type)(value))
+/* One asm operand of a probe: the value converted to its declared type, in a register.
+   The trailing comma separates it from the next operand, or from the semaphore's. */
+#define USDT_ARG(type, value) "r"((type)(value)),
 
 /*
- * The probe site: the nop and its note. `semaphore` is the semaphore's symbol as a string
- * literal, or "0"; `spec` refers to the operands as %0, %1...; `operands` is a
- * parenthesized, possibly empty, list of USDT_ARG(). `?` puts the note in the code's
- * COMDAT group (inline functions), `o` links it to the code's section.
+ * The probe site: the nop and its note. `semaphore` is the semaphore variable; `spec`
+ * refers to the operands as %0, %1...; `operands` is a parenthesized, possibly empty,
+ * sequence of USDT_ARG(). `?` puts the note in the code's COMDAT group (inline functions),
+ * `o` links it to the code's section, so that --gc-sections drops it with dead code
+ * (GNU ld, lld).
+ *
+ * The semaphore is also an (unused) memory operand: with -flto, a symbol named only inside
+ * asm text is invisible to the linker's archive search, and the library member defining it
+ * was never pulled in. `.init_usdt_keep` holds a 4-byte reference to each site: gold and
+ * mold keep `.init*` sections and ignore SHF_LINK_ORDER, so instead of refusing to link
+ * (gold) or leaving notes at address 0 (mold) they keep the probed code; GNU ld and lld
+ * still drop it, with its note and this reference.
  *
  * A probe with string arguments clobbers "memory": its asm only takes the strings'
  * addresses, and without the clobber the compiler may drop or delay the stores that wrote
@@ -99,11 +117,15 @@
             ".4byte 992f-991f, 994f-993f, 3\n" \
             "991: .asciz \"stapsdt\"\n" \
             "992: .balign 4\n" \
-            "993: .8byte .L_usdt_site%=, _.stapsdt.base, " semaphore "\n" \
+            "993: .8byte .L_usdt_site%=, _.stapsdt.base, " #semaphore "\n" \
             ".asciz \"" provider "\", \"" name "\", \"" spec "\"\n" \
             "994: .balign 4\n" \
             ".popsection\n" \
-            : : _USDT_UNPARENTHESIZE operands : clobbers); \
+            ".pushsection .init_usdt_keep, \"?ao\", \"progbits\", .L_usdt_site%=\n" \
+            ".balign 4\n" \
+            ".4byte .L_usdt_site%= - .\n" \
+            ".popsection\n" \
+            : : _USDT_UNPARENTHESIZE operands "m"(semaphore) : clobbers); \
     } while (0)
 
 #else /* !USDT_HAVE_PROBES: arguments are still evaluated exactly once. */
@@ -116,9 +138,9 @@
 #define USDT_SEMAPHORE_DEFINE(name) volatile unsigned short name = 0
 #endif
 #define USDT_SEMAPHORE_ACTIVE(name) 0
-#define USDT_ARG(type, value) (void)(type)(value)
+#define USDT_ARG(type, value) (void)(type)(value);
 #define USDT_PROBE(provider, name, semaphore, spec, operands) \
-    do { _USDT_UNPARENTHESIZE operands; } while (0)
+    do { _USDT_UNPARENTHESIZE operands } while (0)
 #define USDT_PROBE_WITH_STRINGS USDT_PROBE
 
 #endif /* USDT_HAVE_PROBES */

@@ -1,0 +1,109 @@
+"""bpftrace (root) reads a subset of the matrix's cells (cells.BPFTRACE_CELLS): every probe's
+hits, the first six arguments of each (what bpftrace 0.17 reads reliably), strings through
+str() (64 bytes with the terminator: longer ones are cut), edges:guarded firing because the
+kernel raised its semaphore. A program's probes are traced with `-c`; a shared library's
+by attaching to the library file first, since `-c` does not reach a library the child has
+not mapped yet.
+"""
+
+import subprocess
+import unittest
+
+import bpftrace_attach
+import build
+import cells
+import expected_matrix
+from test_matrix import parse_arguments
+from usdt_testing import main, require_tracer
+
+ARGUMENTS_READ = 6
+STRING_BYTES = 63     # bpftrace's default BPFTRACE_STRLEN is 64, terminator included
+
+expected = expected_matrix.expected
+
+
+def script(module):
+    """One action per probe printing `HIT provider:name|v0|v1...`: %lld for signed arguments,
+    %llu for unsigned ones (a wrong sign shows as a wrong number), %s for strings."""
+    specs = expected_matrix.specs()
+    first_hits = {}
+    for hit in expected_matrix.HITS:
+        first_hits.setdefault(hit.probe, hit)
+    lines = [bpftrace_attach.BEGIN_READY]
+    for probe, hit in first_hits.items():
+        formats, values = [f"HIT {probe}"], []
+        for index, (spec, value) in enumerate(zip(specs[probe], hit.values[:ARGUMENTS_READ])):
+            if isinstance(value, expected.Text):
+                formats.append("%s")
+                values.append(f"str(arg{index})")
+            else:
+                formats.append("%lld" if spec.startswith("-") else "%llu")
+                values.append(f"arg{index}")
+        arguments = "".join(f", {value}" for value in values)
+        lines.append(f'usdt:{module}:{probe} {{ printf("{"|".join(formats)}\\n"{arguments}); }}')
+    return "\n".join(lines)
+
+
+def wanted_lines(program_output):
+    lines = []
+    for hit in expected_matrix.HITS:
+        values = []
+        for value in expected.resolve(hit.values[:ARGUMENTS_READ], program_output):
+            if isinstance(value, str):
+                value = value.encode()[:STRING_BYTES].decode(errors="replace")
+            values.append(str(value))
+        lines.append("|".join([f"HIT {hit.probe}", *values]))
+    return lines
+
+
+def hit_lines(output):
+    return [line for line in output.splitlines() if line.startswith("HIT ")]
+
+
+def run(command, **options):
+    return subprocess.run(command, capture_output=True, encoding="utf-8", errors="replace",
+                          timeout=120, **options)
+
+
+class BpftraceTest(unittest.TestCase):
+    maxDiff = None
+    inputs: build.Inputs
+    builds = {}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.builds = build.parallel_map(lambda cell: build.build(cell, cls.inputs), cells.BPFTRACE_CELLS)
+
+    def trace(self, built):
+        """bpftrace's output and the program's, with the program run once while traced."""
+        module = str(built.probe_module)
+        arguments = [str(built.program), *expected_matrix.ARGUMENTS]
+        if built.probe_module == built.program:
+            completed = run(["bpftrace", "-e", script(module), "-c", " ".join(arguments)])
+            # stderr carries harmless warnings (RLIMIT_MEMLOCK); the exit status matters.
+            self.assertEqual(completed.returncode, 0, completed.stdout + completed.stderr)
+            return completed.stdout, completed.stdout
+        output, program = bpftrace_attach.trace(script(module), lambda: run(arguments),
+                                                len(expected_matrix.HITS))
+        self.assertEqual(program.returncode, 0, program.stderr)
+        return output, program.stdout
+
+    def check(self, cell):
+        require_tracer(self, "bpftrace")
+        built = build.result_or_raise(self.builds[cell], cell.name)
+        output, program_output = self.trace(built)
+        self.assertEqual(hit_lines(output), wanted_lines(program_output), output)
+
+
+def add_cell_tests():
+    for cell in cells.BPFTRACE_CELLS:
+        def test(self, cell=cell):
+            self.check(cell)
+        reason = cells.known_failures(cell).get("gdb")
+        setattr(BpftraceTest, f"test_{cell.name}", unittest.expectedFailure(test) if reason else test)
+
+
+if __name__ == "__main__":
+    BpftraceTest.inputs = build.inputs_from(parse_arguments())
+    add_cell_tests()
+    main()
