@@ -72,8 +72,8 @@ class Argument:
     def cxx_requirement(self) -> str:
         """The static_assert message when the C++ API gets a value this argument cannot take."""
         accepted = {
-            types.INTEGER: f"an integer or enum of at most {self.type.size} bytes"
-                           f"{', or an int' if self.type.size < 4 else ''} (cast wider values explicitly)",
+            types.INTEGER: f"an integer or enum of at most {self.type.size} bytes "
+                           f"(convert wider values explicitly{', literals as {0}{{3}}'.format(self.type.c_type) if self.type.size < 4 else ''})",
             types.BOOLEAN: "a bool",
             types.STRING: "a C string, std::string, std::string_view, nullptr, or a type with usdt_format()",
             types.POINTER: "an object pointer or nullptr (smart pointers: pass .get())",

@@ -77,7 +77,7 @@ class HeaderTest(unittest.TestCase):
             "USDT_INLINE void request_start(const UsdtArg0 &id, const UsdtArg1 &path) noexcept {\n"
             "    static_assert(usdt::detail::integer_argument<uint64_t, UsdtArg0>::accepted,\n"
             "                  \"myapp::request_start: argument 0 'id' (uint64_t) takes an integer or enum "
-            "of at most 8 bytes (cast wider values explicitly)\");\n"
+            "of at most 8 bytes (convert wider values explicitly)\");\n"
             "    static_assert(usdt::detail::string_argument<UsdtArg1>::accepted,\n"
             "                  \"myapp::request_start: argument 1 'path' (const char *) takes a C string, "
             "std::string, std::string_view, nullptr, or a type with usdt_format()\");\n"

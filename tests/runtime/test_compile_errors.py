@@ -44,6 +44,9 @@ REJECTED = {
         "myapp::delete_(owned)", "myapp::delete_: argument 0 'object' (void *) takes an object pointer or nullptr (smart pointers: pass .get())"),
     "a long double for an integer": (
         "register_::done(real)", "register_::done: argument 0 'count' (unsigned int) takes an integer"),
+    "an int literal for a narrower integer": (
+        "myapp::class_('k', true, 1, 1L)", "myapp::class_: argument 2 'level' (short) takes an integer or enum "
+        "of at most 2 bytes (convert wider values explicitly, literals as short{3})"),
     "a 128-bit integer": (
         "myapp::request_start(huge, \"/\")", "myapp::request_start: argument 0 'id' (uint64_t) takes an integer or enum of at most 8 bytes"),
 }

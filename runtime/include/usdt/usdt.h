@@ -168,14 +168,14 @@ namespace detail {
 template <typename T>
 using bare = typename std::decay<T>::type;
 
-/* Integers, bools and enums, scoped or not, no wider than the declared type; and int, the
-   type of integer literals and of arithmetic on narrower integers, for any integer type. */
+/* Integers, bools and enums, scoped or not, no wider than the declared type: a wider one
+   could lose data. Literals are int, so a narrower argument takes `uint8_t{3}`, as a braced
+   initialization from a variable would. */
 template <typename Declared, typename T>
 class integer_argument {
   public:
     static constexpr bool accepted =
-        (std::is_integral<bare<T>>::value || std::is_enum<bare<T>>::value)
-        && (sizeof(bare<T>) <= sizeof(Declared) || std::is_same<bare<T>, int>::value);
+        (std::is_integral<bare<T>>::value || std::is_enum<bare<T>>::value) && sizeof(bare<T>) <= sizeof(Declared);
     static constexpr bool costly = false;
     explicit integer_argument(const T &value) : value_(static_cast<Declared>(value)) {}
     Declared get() const { return value_; }

@@ -23,15 +23,18 @@ int main() {
 
     matrix::no_args();
     matrix::void_args();
-    matrix::signed_keywords('c', -2, -3, -4, -5L, -6LL);
-    matrix::unsigned_keywords(1, 2, 3u, 4u, 5ul, 6ull);
-    matrix::spelled_out(-1, -2L, -3LL, -4, 5, 6ul);
-    matrix::fixed_width(INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN, UINT8_MAX, UINT16_MAX, UINT32_MAX, UINT64_MAX);
+    // Integer literals are int: arguments narrower than int take typed values.
+    matrix::signed_keywords('c', static_cast<signed char>(-2), short{-3}, -4, -5L, -6LL);
+    matrix::unsigned_keywords(std::uint8_t{1}, std::uint16_t{2}, 3u, 4u, 5ul, 6ull);
+    matrix::spelled_out(short{-1}, -2L, -3LL, -4, std::uint16_t{5}, 6ul);
+    matrix::fixed_width(std::int8_t{INT8_MIN}, std::int16_t{INT16_MIN}, INT32_MIN, INT64_MIN,
+                        std::uint8_t{UINT8_MAX}, std::uint16_t{UINT16_MAX}, UINT32_MAX, UINT64_MAX);
     matrix::sizes(size, -1, &text[4] - &text[0], reinterpret_cast<std::intptr_t>(&point),
                   reinterpret_cast<std::uintptr_t>(&point), INTMAX_MIN, UINTMAX_MAX);
     matrix::flags(true, value == 3);
     matrix::pointers("literal", text, text, &point, &point, &point, &value_pointer, &value);
-    matrix::twelve(-1, 1, -2, 2, -3, 3, -4, 4, false, text, nullptr, -5L);
+    matrix::twelve(std::int8_t{-1}, std::uint8_t{1}, std::int16_t{-2}, std::uint16_t{2}, -3, 3u, -4L, 4ul,
+                   false, text, nullptr, -5L);
     matrix::unnamed(value, text);
     matrix::delete_(value);
     // The macros work in C++ too, as systemtap's dtrace -h headers do.
