@@ -13,23 +13,10 @@ import expected
 from usdt_testing import main, require_tracer
 
 PROGRAMS = {}
-ARGUMENTS_READ = 6
 
 
-def probe_action(probe, specs, hit):
-    """`{ printf("HIT provider:name|v0|v1...\\n", ...); }` for the first six arguments."""
-    formats, values = [], []
-    for index, (spec, value) in enumerate(zip(specs, hit.values)):
-        if index == ARGUMENTS_READ:
-            break
-        if isinstance(value, expected.Text):
-            formats.append("%s")
-            values.append(f"str(arg{index})")
-        else:
-            formats.append("%lld" if spec.startswith("-") else "%llu")
-            values.append(f"arg{index}")
-    text = "|".join([f"HIT {probe}", *formats])
-    return "{ printf(" + ", ".join([f'"{text}\\n"', *values]) + "); }"
+def printf_action(probe, specs, hit):
+    return bpftrace_attach.printf_action(probe, specs, hit.values, lambda value: isinstance(value, expected.Text))
 
 
 def bpftrace_program(path, module, hits):
@@ -37,7 +24,7 @@ def bpftrace_program(path, module, hits):
     first_hits = {}
     for hit in hits:
         first_hits.setdefault(hit.probe, hit)
-    return "\n".join(f"usdt:{path}:{probe} {probe_action(probe, specs[probe], hit)}"
+    return "\n".join(f"usdt:{path}:{probe} {printf_action(probe, specs[probe], hit)}"
                      for probe, hit in first_hits.items())
 
 
@@ -45,7 +32,7 @@ def expected_lines(hits, output):
     """What the probe actions print, with `Address` values taken from the program's output."""
     lines = []
     for hit in hits:
-        values = expected.resolve(hit.values[:ARGUMENTS_READ], output)
+        values = expected.resolve(hit.values[:bpftrace_attach.ARGUMENTS_READ], output)
         lines.append("|".join([f"HIT {hit.probe}", *map(str, values)]))
     return lines
 

@@ -16,7 +16,6 @@ import expected_matrix
 from test_matrix import parse_arguments
 from usdt_testing import main, require_tracer
 
-ARGUMENTS_READ = 6
 STRING_BYTES = 63     # bpftrace's default BPFTRACE_STRLEN is 64, terminator included
 
 expected = expected_matrix.expected
@@ -31,16 +30,9 @@ def script(module):
         first_hits.setdefault(hit.probe, hit)
     lines = [bpftrace_attach.BEGIN_READY]
     for probe, hit in first_hits.items():
-        formats, values = [f"HIT {probe}"], []
-        for index, (spec, value) in enumerate(zip(specs[probe], hit.values[:ARGUMENTS_READ])):
-            if isinstance(value, expected.Text):
-                formats.append("%s")
-                values.append(f"str(arg{index})")
-            else:
-                formats.append("%lld" if spec.startswith("-") else "%llu")
-                values.append(f"arg{index}")
-        arguments = "".join(f", {value}" for value in values)
-        lines.append(f'usdt:{module}:{probe} {{ printf("{"|".join(formats)}\\n"{arguments}); }}')
+        action = bpftrace_attach.printf_action(probe, specs[probe], hit.values,
+                                               lambda value: isinstance(value, expected.Text))
+        lines.append(f"usdt:{module}:{probe} {action}")
     return "\n".join(lines)
 
 
@@ -48,7 +40,7 @@ def wanted_lines(program_output):
     lines = []
     for hit in expected_matrix.HITS:
         values = []
-        for value in expected.resolve(hit.values[:ARGUMENTS_READ], program_output):
+        for value in expected.resolve(hit.values[:bpftrace_attach.ARGUMENTS_READ], program_output):
             if isinstance(value, str):
                 value = value.encode()[:STRING_BYTES].decode(errors="replace")
             values.append(str(value))

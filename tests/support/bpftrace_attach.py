@@ -1,18 +1,37 @@
-"""Runs bpftrace attached to a file (a shared library) while a program runs, then stops it
-only once it has printed every expected hit: bpftrace prints events asynchronously, and
-stopping it as soon as the program exits loses the last ones on a loaded machine.
+"""bpftrace in the tests: the action that prints a probe's arguments, and a run attached to a
+file (a shared library) while a program runs, stopped only once it has printed every
+expected hit: bpftrace prints events asynchronously, and stopping it as soon as the program
+exits loses the last ones on a loaded machine.
 """
 
 import queue
 import signal
 import subprocess
 import threading
-from typing import Callable, List, Tuple, TypeVar
+from typing import Callable, List, Sequence, Tuple, TypeVar
+
+# bpftrace 0.17 reads arg0..arg5 reliably.
+ARGUMENTS_READ = 6
 
 READY = "READY"
 BEGIN_READY = 'BEGIN { printf("READY\\n"); }\n'   # BEGIN fires once every probe is attached
 
 Result = TypeVar("Result")
+
+
+def printf_action(probe: str, specs: Sequence[str], values: Sequence, is_text: Callable) -> str:
+    """`{ printf("HIT provider:name|v0|v1...\\n", ...); }` for the first ARGUMENTS_READ
+    arguments: %lld for signed specs, %llu for unsigned ones (a wrong sign shows as a wrong
+    number), str() and %s for the values `is_text` says are strings."""
+    formats, arguments = [f"HIT {probe}"], []
+    for index, (spec, value) in enumerate(zip(specs, values[:ARGUMENTS_READ])):
+        if is_text(value):
+            formats.append("%s")
+            arguments.append(f"str(arg{index})")
+        else:
+            formats.append("%lld" if spec.startswith("-") else "%llu")
+            arguments.append(f"arg{index}")
+    return "{ printf(" + ", ".join([f'"{"|".join(formats)}\\n"', *arguments]) + "); }"
 
 
 def trace(script: str, action: Callable[[], Result], expected_hits: int,
