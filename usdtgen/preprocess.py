@@ -74,8 +74,9 @@ def restore_columns(tokens: Iterator[Token]) -> Iterator[Token]:
 
 
 def _read_lines(path: str) -> List[str]:
+    # Split on "\n" only, as the lexer counts lines (splitlines() also splits on \f, \v...).
     try:
         with open(path, encoding="utf-8-sig", errors="replace") as stream:
-            return stream.read().splitlines()
+            return stream.read().split("\n")
     except OSError:
         return []
