@@ -8,6 +8,7 @@
 
 #define USDT_DISABLE
 #include "runtime_probes.h"
+#include "evaluation_counters.h"
 #include "self_elf.h"
 
 static_assert(USDT_HAVE_PROBES == 0, "USDT_DISABLE turns probes off");
@@ -26,21 +27,14 @@ TEST_CASE("no probe is ever enabled, even with its semaphore raised") {
 }
 
 TEST_CASE("arguments are still evaluated exactly once") {
-    int id = 0, path = 0, kind = 0, flag = 0, level = 0, offset = 0, object = 0, count = 0;
-    MYAPP_REQUEST_START(++id, (++path, "/index"));
-    MYAPP_CLASS(++kind, ++flag, ++level, ++offset);
-    myapp::delete_((++object, &object));
-    register_::done(++count);
+    EvaluationCounters counters;
+    MYAPP_REQUEST_START(++counters.id, (++counters.path, "/index"));
+    MYAPP_CLASS(++counters.kind, ++counters.flag, ++counters.level, ++counters.offset);
+    myapp::delete_((++counters.object, &counters.object));
+    register_::done(++counters.count);
     MYAPP_TICK();
     myapp::tick();
-    CHECK(id == 1);
-    CHECK(path == 1);
-    CHECK(kind == 1);
-    CHECK(flag == 1);
-    CHECK(level == 1);
-    CHECK(offset == 1);
-    CHECK(object == 1);
-    CHECK(count == 1);
+    counters.check_each_once();
 }
 
 TEST_CASE("a disabled probe is still one statement") {

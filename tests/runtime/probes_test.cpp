@@ -8,6 +8,7 @@
 
 #include "runtime_probes.h"
 #include "runtime_probes.h"  // A second time: the include guard must make this harmless.
+#include "evaluation_counters.h"
 #include "self_elf.h"
 
 #include <dlfcn.h>
@@ -107,35 +108,21 @@ TEST_CASE("two translation units share one semaphore") {
 }
 
 TEST_CASE("macros evaluate every argument exactly once") {
-    int id = 0, path = 0, kind = 0, flag = 0, level = 0, offset = 0, object = 0, count = 0;
-    MYAPP_REQUEST_START(++id, (++path, "/index"));
-    MYAPP_CLASS(++kind, ++flag, ++level, ++offset);
-    MYAPP_DELETE((++object, &object));
-    REGISTER_DONE(++count);
-    CHECK(id == 1);
-    CHECK(path == 1);
-    CHECK(kind == 1);
-    CHECK(flag == 1);
-    CHECK(level == 1);
-    CHECK(offset == 1);
-    CHECK(object == 1);
-    CHECK(count == 1);
+    EvaluationCounters counters;
+    MYAPP_REQUEST_START(++counters.id, (++counters.path, "/index"));
+    MYAPP_CLASS(++counters.kind, ++counters.flag, ++counters.level, ++counters.offset);
+    MYAPP_DELETE((++counters.object, &counters.object));
+    REGISTER_DONE(++counters.count);
+    counters.check_each_once();
 }
 
 TEST_CASE("the C++ API evaluates every argument exactly once") {
-    int id = 0, path = 0, kind = 0, flag = 0, level = 0, offset = 0, object = 0, count = 0;
-    myapp::request_start(++id, (++path, "/index"));
-    myapp::class_((++kind, 'k'), (++flag, true), (++level, short{1}), ++offset);
-    myapp::delete_((++object, &object));
-    register_::done(++count);
-    CHECK(id == 1);
-    CHECK(path == 1);
-    CHECK(kind == 1);
-    CHECK(flag == 1);
-    CHECK(level == 1);
-    CHECK(offset == 1);
-    CHECK(object == 1);
-    CHECK(count == 1);
+    EvaluationCounters counters;
+    myapp::request_start(++counters.id, (++counters.path, "/index"));
+    myapp::class_((++counters.kind, 'k'), (++counters.flag, true), (++counters.level, short{1}), ++counters.offset);
+    myapp::delete_((++counters.object, &counters.object));
+    register_::done(++counters.count);
+    counters.check_each_once();
 }
 
 TEST_CASE("a probe macro is one statement") {
