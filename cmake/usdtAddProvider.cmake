@@ -6,6 +6,7 @@ Adds USDT probes, declared in DTrace provider files, to a target::
 
   usdt_add_provider(<target> <file.d>...
                     [PUBLIC]
+                    [NO_SEMAPHORES]
                     [PREPROCESSOR_OPTIONS <option>...])
 
 For each ``<name>.d`` it generates, at build time, ``<name>.h`` (the probes: macros
@@ -22,6 +23,13 @@ Editing a ``.d`` file, the generator or a template regenerates; nothing else doe
 ``PUBLIC``
   Targets that link ``<target>`` can include the generated headers too (for a library
   whose public headers fire probes). By default the include directory is PRIVATE.
+
+``NO_SEMAPHORES``
+  The probes get no semaphore: each site is only its ``nop``, and each ``_ENABLED()``
+  is always true (nothing can tell whether a tracer is attached). By default every probe
+  has one. In the ``.d`` file, ``#pragma usdt semaphore <provider>:<probe>`` and
+  ``#pragma usdt no_semaphore <provider>:<probe>`` (``<provider>:*`` for all its probes)
+  choose per probe and win over this keyword.
 
 ``PREPROCESSOR_OPTIONS``
   ``-I``, ``-D`` and ``-U`` options for the C preprocessor, which runs over a ``.d``
@@ -93,7 +101,7 @@ endfunction()
 _usdt_find_python()
 
 function(usdt_add_provider target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC" "" "PREPROCESSOR_OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC;NO_SEMAPHORES" "" "PREPROCESSOR_OPTIONS")
   set(provider_files ${arg_UNPARSED_ARGUMENTS})
   if(NOT TARGET "${target}")
     message(FATAL_ERROR "usdt_add_provider: '${target}' is not a target; create it first (add_executable, add_library).")
@@ -103,7 +111,7 @@ function(usdt_add_provider target)
     message(FATAL_ERROR "usdt_add_provider: '${target}' is a ${type}; probes need a target that compiles code.")
   endif()
   if(NOT provider_files)
-    message(FATAL_ERROR "usdt_add_provider: no provider file given for '${target}'; usage: usdt_add_provider(<target> <file.d>... [PUBLIC] [PREPROCESSOR_OPTIONS <option>...])")
+    message(FATAL_ERROR "usdt_add_provider: no provider file given for '${target}'; usage: usdt_add_provider(<target> <file.d>... [PUBLIC] [NO_SEMAPHORES] [PREPROCESSOR_OPTIONS <option>...])")
   endif()
 
   # The semaphore definitions compile as C where the project enabled C, else as C++.
@@ -122,10 +130,14 @@ function(usdt_add_provider target)
   get_property(generator_root GLOBAL PROPERTY USDT_GENERATOR_ROOT)
   get_property(generator_files GLOBAL PROPERTY USDT_GENERATOR_FILES)
   set(output_directory "${CMAKE_CURRENT_BINARY_DIR}/${target}.usdt")
+  set(flavour_option "")
+  if(arg_NO_SEMAPHORES)
+    set(flavour_option --no-semaphores)
+  endif()
   set(seen_stems "")
   foreach(provider_file IN LISTS provider_files)
     if(NOT provider_file MATCHES "\\.d$")
-      message(FATAL_ERROR "usdt_add_provider: '${provider_file}' is neither a .d provider file nor a keyword (PUBLIC, PREPROCESSOR_OPTIONS).")
+      message(FATAL_ERROR "usdt_add_provider: '${provider_file}' is neither a .d provider file nor a keyword (PUBLIC, NO_SEMAPHORES, PREPROCESSOR_OPTIONS).")
     endif()
     get_filename_component(provider_file "${provider_file}" ABSOLUTE)
     get_filename_component(stem "${provider_file}" NAME_WLE)
@@ -145,7 +157,7 @@ function(usdt_add_provider target)
       COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${generator_root}"
               "${USDT_PYTHON_EXECUTABLE}" -m usdtgen "${provider_file}"
               --header "${header}" --source "${source}" --cc "${preprocessor}"
-              ${arg_PREPROCESSOR_OPTIONS}
+              ${flavour_option} ${arg_PREPROCESSOR_OPTIONS}
       DEPENDS "${provider_file}" ${generator_files}
       WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
       COMMENT "Generating USDT probes ${shown_header}"

@@ -20,7 +20,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     outputs = {"header": arguments.header, "source": arguments.source}
     outputs = {kind: Path(path) for kind, path in outputs.items() if path}
     try:
-        texts = generate(arguments.input, arguments.cc, arguments.cpp_options)
+        texts = generate(arguments.input, arguments.cc, arguments.cpp_options, not arguments.no_semaphores)
     except GeneratorError as error:
         _remove(outputs)
         print(error, file=sys.stderr)
@@ -34,8 +34,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     return 0
 
 
-def generate(path: str, compiler: str = "cc", cpp_options: tuple = ()) -> Dict[str, str]:
-    """Returns the rendered outputs for the provider file at `path`. Raises GeneratorError."""
+def generate(path: str, compiler: str = "cc", cpp_options: tuple = (), semaphores: bool = True) -> Dict[str, str]:
+    """Returns the rendered outputs for the provider file at `path`. Raises GeneratorError.
+
+    `semaphores`: whether probes that no `#pragma usdt` names get a semaphore.
+    """
     text = _read_source(path)
     if preprocess.needs_preprocessor(text):
         preprocessed = preprocess.preprocess(path, compiler, cpp_options)
@@ -43,7 +46,7 @@ def generate(path: str, compiler: str = "cc", cpp_options: tuple = ()) -> Dict[s
     else:
         tokens = lexer.tokenize(text, path)
     syntax = parser.parse_tokens(tokens)
-    return render.render(model.build(syntax, os.path.basename(path), path))
+    return render.render(model.build(syntax, os.path.basename(path), path, semaphores))
 
 
 def _read_source(path: str) -> str:
@@ -68,6 +71,8 @@ def _argument_parser() -> argparse.ArgumentParser:
     cli.add_argument("--source", metavar="FILE", help="write the semaphore definitions here")
     cli.add_argument("--cc", default="cc", metavar="COMPILER",
                      help="C or C++ compiler driver used as the preprocessor (default: cc)")
+    cli.add_argument("--no-semaphores", action="store_true",
+                     help="probes get no semaphore unless a '#pragma usdt semaphore' names them")
     cli.add_argument("-I", "-D", "-U", dest="cpp_options", action=_PreprocessorOption, default=[],
                      metavar="ARG", help="passed to the preprocessor, as with dtrace -C")
     cli.add_argument("--version", action="version", version=f"usdtgen {VERSION}")

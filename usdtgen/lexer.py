@@ -13,6 +13,7 @@ from .errors import GeneratorError, SourceLocation
 
 IDENTIFIER = "identifier"
 PUNCTUATION = "punctuation"
+PRAGMA = "pragma"           # a `#pragma usdt` line; text: what follows `usdt`
 END = "end of file"
 
 PUNCTUATION_CHARACTERS = "{}();,*:"
@@ -21,6 +22,7 @@ _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DIGIT_FIRST_WORD_RE = re.compile(r"[0-9][A-Za-z0-9_]*")
 _LINE_MARKER_RE = re.compile(r'#\s*(?:line\s+)?(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?[^\n]*')
 _PRAGMA_RE = re.compile(r"#\s*pragma\b[^\n]*")
+_USDT_PRAGMA_RE = re.compile(r"#\s*pragma\s+usdt\b[ \t]*([^\n]*)")
 _DIRECTIVE_RE = re.compile(r"#\s*(\w*)")
 
 
@@ -73,6 +75,11 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
                 if marker.group(2) is not None:
                     path = _unquote(marker.group(2))
                 position = marker.end()
+            elif _USDT_PRAGMA_RE.match(text, position):
+                pragma = _USDT_PRAGMA_RE.match(text, position)
+                body_column = pragma.start(1) - line_start + 1
+                yield Token(PRAGMA, pragma.group(1), SourceLocation(path, line, body_column))
+                position = pragma.end()
             elif _PRAGMA_RE.match(text, position):
                 # `#pragma D attributes/option ...` carry nothing a stapsdt note can express.
                 position = _PRAGMA_RE.match(text, position).end()

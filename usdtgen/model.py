@@ -5,14 +5,18 @@ function named after what it checks. Templates only print what is here.
 """
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, Tuple
+from typing import Dict, Iterable, Set, Tuple
 
 from . import types
 from .errors import GeneratorError, SourceLocation
-from .parser import FileSyntax, ParameterSyntax, ProbeSyntax, ProviderSyntax
+from .parser import (FileSyntax, ParameterSyntax, PragmaSyntax, ProbeSyntax, ProbeTargetSyntax,
+                     ProviderSyntax)
 
 # The most arguments sys/sdt.h and libbpf read.
 MAX_ARGUMENTS = 12
+
+# `#pragma usdt SETTING provider:probe...` -> whether the probes named get a semaphore.
+SEMAPHORE_SETTINGS = {"semaphore": True, "no_semaphore": False}
 
 # C and C++ keywords and alternative tokens: a probe, provider or argument with one of these
 # names gets a '_' appended in the C++ API (`probe delete()` -> `provider::delete_()`).
@@ -100,6 +104,7 @@ class Probe:
     name: str                 # exactly as written; the note's probe name
     arguments: Tuple[Argument, ...]
     location: SourceLocation
+    has_semaphore: bool       # without one, the site is only the nop and is-enabled is always true
 
     @property
     def macro_name(self) -> str:
@@ -124,11 +129,38 @@ class Probe:
         return self.name.replace("__", "_") + "_enabled"
 
     @property
+    def cxx_lazy_name(self) -> str:
+        return self.name.replace("__", "_") + "_lazy"
+
+    @property
+    def cxx_lazy_requirement(self) -> str:
+        """The static_assert message when a lazy probe's callable returns the wrong thing."""
+        count = len(self.arguments)
+        return (f"{cxx_identifier(self.provider)}::{self.cxx_lazy_name}: the callable must return "
+                f"std::make_tuple(...) of {count} argument{'s' if count != 1 else ''}")
+
+    @property
+    def enabled_expression(self) -> str:
+        """What the `_ENABLED()` macro expands to."""
+        if self.has_semaphore:
+            return f"USDT_SEMAPHORE_ACTIVE({self.semaphore_name})"
+        return "USDT_ALWAYS_ACTIVE"
+
+    @property
     def site_macro(self) -> str:
-        """The runtime macro emitting the site: string arguments need their memory written."""
+        return "USDT_PROBE" if self.has_semaphore else "USDT_PROBE_WITHOUT_SEMAPHORE"
+
+    @property
+    def site_semaphore_operand(self) -> str:
+        """The site macro's semaphore argument and its comma, or nothing."""
+        return f"{self.semaphore_name}, " if self.has_semaphore else ""
+
+    @property
+    def site_clobbers(self) -> str:
+        """String arguments need the memory they point to written before the site."""
         if any(argument.type.kind == types.STRING for argument in self.arguments):
-            return "USDT_PROBE_WITH_STRINGS"
-        return "USDT_PROBE"
+            return "USDT_STRING_CLOBBERS"
+        return ""
 
     @property
     def argument_spec(self) -> str:
@@ -169,31 +201,65 @@ class ProviderFile:
     def probes(self) -> Tuple[Probe, ...]:
         return tuple(probe for provider in self.providers for probe in provider.probes)
 
+    @property
+    def semaphore_probes(self) -> Tuple[Probe, ...]:
+        return tuple(probe for probe in self.probes if probe.has_semaphore)
 
-def build(syntax: FileSyntax, source_name: str, path: str) -> ProviderFile:
-    """Builds and checks the model. Raises GeneratorError at the first problem."""
+
+def build(syntax: FileSyntax, source_name: str, path: str, semaphores: bool = True) -> ProviderFile:
+    """Builds and checks the model. `semaphores` is the flavour of probes no `#pragma usdt`
+    names. Raises GeneratorError at the first problem."""
     check_file_declares_providers(syntax, path)
     check_unique(((p.name, p.location) for p in syntax.providers), "provider")
-    providers = tuple(_provider(provider) for provider in syntax.providers)
+    has_semaphore = _semaphore_flavours(syntax, semaphores)
+    providers = tuple(_provider(provider, has_semaphore) for provider in syntax.providers)
     model = ProviderFile(source_name, _stem(source_name), providers)
     check_generated_names_unique(model)
     return model
 
 
-def _provider(syntax: ProviderSyntax) -> Provider:
+def _semaphore_flavours(syntax: FileSyntax, default: bool) -> Dict[Tuple[str, str], bool]:
+    """(provider, probe) -> whether it has a semaphore, from the pragmas and the default.
+
+    A pragma naming a probe beats one naming `provider:*`; two settings for the same target
+    are an error, wherever they stand in the file.
+    """
+    declared = {provider.name: {probe.name for probe in provider.probes} for provider in syntax.providers}
+    settings: Dict[Tuple[str, str], Tuple[bool, PragmaSyntax]] = {}
+    for pragma in syntax.pragmas:
+        check_pragma_setting_known(pragma)
+        for target in pragma.targets:
+            check_pragma_target_declared(target, declared)
+            key = (target.provider, target.probe)
+            value = SEMAPHORE_SETTINGS[pragma.setting]
+            if key in settings and settings[key][0] != value:
+                first = settings[key][1]
+                raise GeneratorError(
+                    target.location, f"'{target.provider}:{target.probe}' is set to '{pragma.setting}' here and to "
+                                     f"'{first.setting}' at {first.location}")
+            settings.setdefault(key, (value, pragma))
+    flavours = {}
+    for provider, probes in declared.items():
+        for probe in probes:
+            chosen = settings.get((provider, probe)) or settings.get((provider, "*"))
+            flavours[(provider, probe)] = chosen[0] if chosen else default
+    return flavours
+
+
+def _provider(syntax: ProviderSyntax, has_semaphore: Dict[Tuple[str, str], bool]) -> Provider:
     check_provider_declares_probes(syntax)
     check_unique(((p.name, p.location) for p in syntax.probes), "probe", f" in provider '{syntax.name}'")
-    probes = tuple(_probe(syntax.name, probe) for probe in syntax.probes)
+    probes = tuple(_probe(syntax.name, probe, has_semaphore[(syntax.name, probe.name)]) for probe in syntax.probes)
     return Provider(syntax.name, probes, syntax.location)
 
 
-def _probe(provider: str, syntax: ProbeSyntax) -> Probe:
+def _probe(provider: str, syntax: ProbeSyntax, has_semaphore: bool) -> Probe:
     check_argument_count(syntax)
     function = f"{cxx_identifier(provider)}::{cxx_function_name(syntax.name)}"
     arguments = tuple(_argument(index, parameter, function) for index, parameter in enumerate(syntax.parameters))
     # On the C++ names: `delete` and `delete_`, or an unnamed argN and a declared argN, clash too.
     check_unique(((a.name, a.location) for a in arguments), "argument name", f" in probe '{syntax.name}'")
-    return Probe(provider, syntax.name, arguments, syntax.location)
+    return Probe(provider, syntax.name, arguments, syntax.location, has_semaphore)
 
 
 def _argument(index: int, syntax: ParameterSyntax, function: str) -> Argument:
@@ -229,6 +295,21 @@ def check_argument_count(syntax: ProbeSyntax) -> None:
             f"{MAX_ARGUMENTS} are supported (the limit of sys/sdt.h and libbpf)")
 
 
+def check_pragma_setting_known(pragma: PragmaSyntax) -> None:
+    if pragma.setting not in SEMAPHORE_SETTINGS:
+        known = " or ".join(f"'{setting}'" for setting in SEMAPHORE_SETTINGS)
+        raise GeneratorError(pragma.location, f"unknown '#pragma usdt' setting '{pragma.setting}'; expected {known}")
+
+
+def check_pragma_target_declared(target: ProbeTargetSyntax, declared: Dict[str, Set[str]]) -> None:
+    if target.provider not in declared:
+        raise GeneratorError(target.location, f"'#pragma usdt' names provider '{target.provider}', "
+                                              "which this file does not declare")
+    if target.probe != "*" and target.probe not in declared[target.provider]:
+        raise GeneratorError(target.location, f"'#pragma usdt' names probe '{target.provider}:{target.probe}', "
+                                              "which this file does not declare")
+
+
 def check_argument_name_not_reserved(name: str, location: SourceLocation) -> None:
     """The C++ API names its template parameters UsdtArgN and its locals usdt_argument_N."""
     if name.startswith(("usdt_", "UsdtArg")):
@@ -253,7 +334,8 @@ def check_generated_names_unique(model: ProviderFile) -> None:
         namespace = provider.cxx_namespace
         for probe in provider.probes:
             for name in (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name,
-                         f"{namespace}::{probe.cxx_name}", f"{namespace}::{probe.cxx_enabled_name}"):
+                         f"{namespace}::{probe.cxx_name}", f"{namespace}::{probe.cxx_enabled_name}",
+                         f"{namespace}::{probe.cxx_lazy_name}"):
                 other = owners.setdefault(name, probe)
                 if other is not probe:
                     raise GeneratorError(

@@ -8,13 +8,19 @@ Grammar (the DTrace subset that stapsdt can express):
     param     := IDENT+ ( '*' | IDENT )*      -- type words and stars, then an optional name
 The optional second parameter list is DTrace's translated-argument list; the first one
 decides the note, as in systemtap's dtrace.
+
+`#pragma usdt` lines may stand anywhere, one per line:
+    pragma    := '#pragma usdt' SETTING target+
+    target    := PROVIDER ':' ( PROBE | '*' )
 """
 
+import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
 
 from .errors import GeneratorError, SourceLocation
-from .lexer import END, IDENTIFIER, Token, tokenize
+from .lexer import END, IDENTIFIER, PRAGMA, Token, tokenize
 
 # Words that can only be part of a type, so a parameter ending in one has no name.
 TYPE_KEYWORDS = frozenset({
@@ -48,8 +54,23 @@ class ProviderSyntax:
 
 
 @dataclass(frozen=True)
+class ProbeTargetSyntax:
+    provider: str
+    probe: str                    # a probe name, or '*' for all of the provider's probes
+    location: SourceLocation
+
+
+@dataclass(frozen=True)
+class PragmaSyntax:
+    setting: str                  # `semaphore` in `#pragma usdt semaphore app:*`
+    targets: Tuple[ProbeTargetSyntax, ...]
+    location: SourceLocation      # of the setting
+
+
+@dataclass(frozen=True)
 class FileSyntax:
     providers: Tuple[ProviderSyntax, ...]
+    pragmas: Tuple[PragmaSyntax, ...]
     end: SourceLocation
 
 
@@ -66,13 +87,14 @@ def parse_tokens(tokens: Iterator[Token]) -> FileSyntax:
 class _Parser:
     def __init__(self, tokens: Iterator[Token]):
         self._tokens = tokens
-        self._current = next(tokens)
+        self._pragmas: List[PragmaSyntax] = []
+        self._current = self._next_token()
 
     def parse_file(self) -> FileSyntax:
         providers = []
         while self._current.kind != END:
             providers.append(self._provider())
-        return FileSyntax(tuple(providers), self._current.location)
+        return FileSyntax(tuple(providers), tuple(self._pragmas), self._current.location)
 
     def _provider(self) -> ProviderSyntax:
         self._expect_word("provider", "expected 'provider'")
@@ -140,9 +162,17 @@ class _Parser:
         )
 
     # Token helpers.
+    def _next_token(self) -> Token:
+        """The next token of the grammar; pragma lines, which may stand anywhere, are collected."""
+        token = next(self._tokens)
+        while token.kind == PRAGMA:
+            self._pragmas.append(_pragma(token))
+            token = next(self._tokens)
+        return token
+
     def _advance(self) -> Token:
         token = self._current
-        self._current = next(self._tokens)
+        self._current = self._next_token()
         return token
 
     def _at(self, punctuation: str) -> bool:
@@ -169,3 +199,35 @@ class _Parser:
 
     def _error(self, message: str) -> GeneratorError:
         return GeneratorError(self._current.location, message)
+
+
+_PRAGMA_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\S")
+_IDENTIFIER_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _pragma(token: Token) -> PragmaSyntax:
+    """Parses the text of a `#pragma usdt` line: a setting, then `provider:probe` targets."""
+    words = [(match.group(0), dataclasses.replace(token.location, column=token.location.column + match.start()))
+             for match in _PRAGMA_WORD_RE.finditer(token.text)]
+    end = dataclasses.replace(token.location, column=token.location.column + len(token.text.rstrip()))
+    words.append(("", end))
+
+    def expect(index: int, what: str, accepted) -> str:
+        text, location = words[index]
+        if not accepted(text):
+            found = f"'{text}'" if text else "the end of the line"
+            raise GeneratorError(location, f"expected {what} in '#pragma usdt', found {found}")
+        return text
+
+    is_identifier = _IDENTIFIER_WORD_RE.fullmatch
+    setting = expect(0, "a setting", is_identifier)
+    targets = []
+    index = 1
+    while words[index][0] or not targets:
+        location = words[index][1]
+        provider = expect(index, "a 'provider:probe' target", is_identifier)
+        expect(index + 1, "':' after the provider name", lambda text: text == ":")
+        probe = expect(index + 2, "a probe name or '*'", lambda text: text == "*" or is_identifier(text))
+        targets.append(ProbeTargetSyntax(provider, probe, location))
+        index += 3
+    return PragmaSyntax(setting, tuple(targets), words[0][1])

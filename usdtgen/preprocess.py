@@ -13,8 +13,8 @@ from typing import Dict, Iterator, List, Sequence, Tuple
 from .errors import GeneratorError, SourceLocation
 from .lexer import IDENTIFIER, Token
 
-# Any directive but `#pragma D ...`, which the lexer skips.
-_DIRECTIVE_RE = re.compile(r"^[ \t]*#(?![ \t]*pragma[ \t]+D\b)", re.MULTILINE)
+# Any directive but `#pragma D ...` and `#pragma usdt ...`, which the lexer reads itself.
+_DIRECTIVE_RE = re.compile(r"^[ \t]*#(?![ \t]*pragma[ \t]+(?:D|usdt)\b)", re.MULTILINE)
 
 
 def needs_preprocessor(text: str) -> bool:

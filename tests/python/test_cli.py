@@ -86,6 +86,14 @@ class SuccessTest(CliTestCase):
         self.assertIn(b'"myapp", "request__start"', contents["header"])
         self.assertIn(b"USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["source"])
 
+    def test_no_semaphores_option(self):
+        self.write("probes.d", "#pragma usdt semaphore myapp:done\n" + PROVIDERS)
+        result, contents = self.generate("probes.d", "--no-semaphores")
+        self.assertSucceeded(result, contents)
+        self.assertIn(b'USDT_PROBE_WITHOUT_SEMAPHORE("myapp", "request__start", ', contents["header"])
+        self.assertNotIn(b"myapp_request__start_semaphore", contents["header"] + contents["source"])
+        self.assertIn(b"USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["source"])
+
     def test_header_only(self):
         self.write("probes.d", PROVIDERS)
         result = self.usdtgen("probes.d", "--header", "only.h")
@@ -140,14 +148,14 @@ class PreprocessorTest(CliTestCase):
                                "provider myapp { probe start(request_id id); };\n")
         result, contents = self.generate()
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"8@%0", \\\n               (USDT_ARG(uint64_t, arg0)))', contents["header"])
+        self.assertIn(b'"8@%0", \\\n               (USDT_ARG(uint64_t, arg0)), )', contents["header"])
 
     def test_include_with_I_option(self):
         self.write("inc/types.h", "#define small_t int8_t\n")
         self.write("probes.d", '#include "types.h"\nprovider p { probe x(small_t v); };\n')
         result, contents = self.generate("probes.d", "-I", "inc")
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"-1@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int8_t, arg0)))', contents["header"])
+        self.assertIn(b'"-1@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int8_t, arg0)), )', contents["header"])
 
     def test_D_option(self):
         self.write("probes.d", "#ifndef ID_TYPE\n#define ID_TYPE int\n#endif\n"
@@ -155,12 +163,30 @@ class PreprocessorTest(CliTestCase):
         _, default = self.generate(output="default")
         result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t", output="defined")
         self.assertSucceeded(result, defined)
-        self.assertIn(b'"-4@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int, arg0)))', default["header"])
-        self.assertIn(b'"2@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(uint16_t, arg0)))', defined["header"])
+        self.assertIn(b'"-4@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int, arg0)), )', default["header"])
+        self.assertIn(b'"2@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(uint16_t, arg0)), )', defined["header"])
 
     def test_pragma_d_alone_does_not_run_the_preprocessor(self):
         self.write("probes.d", "#pragma D option quiet\n" + PROVIDERS)
         self.assertSucceeded(*self.generate("probes.d", "--cc", self.directory / "no-such-compiler"))
+
+    def test_pragma_usdt_alone_does_not_run_the_preprocessor(self):
+        self.write("probes.d", "#pragma usdt no_semaphore myapp:done\n" + PROVIDERS)
+        self.assertSucceeded(*self.generate("probes.d", "--cc", self.directory / "no-such-compiler"))
+
+    def test_pragma_usdt_survives_the_preprocessor(self):
+        self.write("probes.d", "#define status_t int\n#pragma usdt no_semaphore p:x\n"
+                               "provider p { probe x(status_t s); probe y(); };\n")
+        result, contents = self.generate()
+        self.assertSucceeded(result, contents)
+        self.assertIn(b'USDT_PROBE_WITHOUT_SEMAPHORE("p", "x", ', contents["header"])
+        self.assertIn(b'USDT_PROBE("p", "y", p_y_semaphore, ', contents["header"])
+
+    def test_error_in_a_pragma_after_the_preprocessor(self):
+        self.write("probes.d", "#define status_t int\n#pragma usdt no_semaphore p:z\n"
+                               "provider p { probe x(status_t s); };\n")
+        self.assertFailedWith("probes.d:2:27: error: '#pragma usdt' names probe 'p:z', "
+                              "which this file does not declare\n")
 
     def test_error_line_after_an_include(self):
         self.write("defs.h", "/* Types\n   of the probes. */\n#define request_id uint64_t\n")

@@ -91,6 +91,13 @@ class DirectiveTest(unittest.TestCase):
                 "provider p\n")
         self.assertEqual(located(text), [("provider", "t.d:3:1"), ("p", "t.d:3:10")])
 
+    def test_pragma_usdt_is_a_token_of_its_settings(self):
+        text = "provider p\n  #  pragma usdt  no_semaphore p:x p:*  \n}\n"
+        self.assertEqual(tokens(text)[2:], [
+            ("pragma", "no_semaphore p:x p:*  ", "t.d:2:19"),
+            ("punctuation", "}", "t.d:3:1"),
+            ("end of file", "", "t.d:4:1")])
+
     def test_line_marker_moves_file_and_line(self):
         # The marker names the line that follows it.
         text = 'provider\n# 12 "other.d"\np {\n\n  probe\n'

@@ -8,8 +8,8 @@ from usdtgen.errors import GeneratorError
 from usdtgen.parser import parse
 
 
-def build(text, source_name="t.d"):
-    return model.build(parse(text, source_name), source_name, source_name)
+def build(text, source_name="t.d", semaphores=True):
+    return model.build(parse(text, source_name), source_name, source_name, semaphores)
 
 
 def probe(text):
@@ -28,6 +28,7 @@ class DerivedNameTest(unittest.TestCase):
         self.assertEqual(start.semaphore_name, "myapp_request__start_semaphore")
         self.assertEqual(start.cxx_name, "request_start")
         self.assertEqual(start.cxx_enabled_name, "request_start_enabled")
+        self.assertEqual(start.cxx_lazy_name, "request_start_lazy")
         self.assertEqual(start.argument_spec, '"8@%0 8@%1"')
         self.assertEqual(start.signature, "uint64_t id, const char * path")
         self.assertEqual([a.name for a in start.arguments], ["id", "path"])
@@ -182,10 +183,78 @@ class CheckTest(unittest.TestCase):
                               "t.d:2:22: error: probe 'a_b:_c' and probe 'a:b__c' (declared at t.d:1:20) "
                               "would both generate 'a_b__c_semaphore'; rename one of them")
 
+    def test_lazy_name_collision(self):
+        self.assertModelError("provider p {\n  probe x(int a);\n  probe x_lazy(int a);\n};",
+                              "t.d:3:9: error: probe 'p:x_lazy' and probe 'p:x' (declared at "
+                              "t.d:2:9) would both generate 'p::x_lazy'; rename one of them")
+
     def test_cxx_name_collision_with_keyword_rename(self):
         self.assertModelError("provider p {\n  probe delete();\n  probe delete_();\n};",
                               "t.d:3:9: error: probe 'p:delete_' and probe 'p:delete' (declared at "
                               "t.d:2:9) would both generate 'p::delete_'; rename one of them")
+
+
+class SemaphoreFlavourTest(unittest.TestCase):
+    PROBES = "provider a { probe x(); probe y(); };\nprovider b { probe x(); };\n"
+
+    def flavours(self, pragmas, semaphores=True):
+        probe_file = build(pragmas + self.PROBES, semaphores=semaphores)
+        return {f"{probe.provider}:{probe.name}": probe.has_semaphore for probe in probe_file.probes}
+
+    def test_every_probe_has_a_semaphore_by_default(self):
+        self.assertEqual(self.flavours(""), {"a:x": True, "a:y": True, "b:x": True})
+
+    def test_the_default_can_be_no_semaphores(self):
+        self.assertEqual(self.flavours("", semaphores=False), {"a:x": False, "a:y": False, "b:x": False})
+
+    def test_pragma_names_probes(self):
+        self.assertEqual(self.flavours("#pragma usdt no_semaphore a:y b:x\n"),
+                         {"a:x": True, "a:y": False, "b:x": False})
+
+    def test_pragma_beats_the_default(self):
+        self.assertEqual(self.flavours("#pragma usdt semaphore a:x\n", semaphores=False),
+                         {"a:x": True, "a:y": False, "b:x": False})
+
+    def test_a_named_probe_beats_its_provider_wildcard(self):
+        self.assertEqual(self.flavours("#pragma usdt no_semaphore a:*\n#pragma usdt semaphore a:y\n"),
+                         {"a:x": False, "a:y": True, "b:x": True})
+
+    def test_pragma_may_follow_the_declarations(self):
+        probe_file = build(self.PROBES + "#pragma usdt no_semaphore b:x\n")
+        self.assertEqual([p.has_semaphore for p in probe_file.probes], [True, True, False])
+
+    def test_what_a_probe_without_semaphore_generates(self):
+        tick = probe("#pragma usdt no_semaphore p:tick\nprovider p { probe tick(int n); };")
+        self.assertEqual((tick.enabled_expression, tick.site_macro, tick.site_semaphore_operand),
+                         ("USDT_ALWAYS_ACTIVE", "USDT_PROBE_WITHOUT_SEMAPHORE", ""))
+        tock = probe("provider p { probe tock(int n); };")
+        self.assertEqual((tock.enabled_expression, tock.site_macro, tock.site_semaphore_operand),
+                         ("USDT_SEMAPHORE_ACTIVE(p_tock_semaphore)", "USDT_PROBE", "p_tock_semaphore, "))
+
+    def assertModelError(self, text, expected):
+        with self.assertRaises(GeneratorError) as caught:
+            build(text)
+        self.assertEqual(str(caught.exception), expected)
+
+    def test_unknown_setting(self):
+        self.assertModelError("#pragma usdt semaphores a:x\n" + self.PROBES,
+                              "t.d:1:14: error: unknown '#pragma usdt' setting 'semaphores'; "
+                              "expected 'semaphore' or 'no_semaphore'")
+
+    def test_unknown_provider(self):
+        self.assertModelError("#pragma usdt semaphore a:x c:x\n" + self.PROBES,
+                              "t.d:1:28: error: '#pragma usdt' names provider 'c', which this file does not declare")
+
+    def test_unknown_probe(self):
+        self.assertModelError("#pragma  usdt semaphore b:y\n" + self.PROBES,
+                              "t.d:1:25: error: '#pragma usdt' names probe 'b:y', which this file does not declare")
+
+    def test_conflicting_settings(self):
+        self.assertModelError(self.PROBES + "#pragma usdt semaphore a:x\n#pragma usdt no_semaphore a:y a:x\n",
+                              "t.d:4:31: error: 'a:x' is set to 'no_semaphore' here and to 'semaphore' at t.d:3:14")
+
+    def test_the_same_setting_twice_is_fine(self):
+        self.assertEqual(self.flavours("#pragma usdt semaphore a:x\n#pragma usdt semaphore a:x\n")["a:x"], True)
 
 
 class CxxNameClashTest(unittest.TestCase):

@@ -85,6 +85,39 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(syntax.providers, ())
 
 
+class PragmaTest(unittest.TestCase):
+    def test_pragmas_anywhere_are_collected_in_order(self):
+        syntax = parse("#pragma usdt semaphore p:*\nprovider p {\n"
+                       "#pragma usdt no_semaphore p:x q:y\n  probe x();\n};\n", "t.d")
+        self.assertEqual([probe.name for probe in syntax.providers[0].probes], ["x"])
+        self.assertEqual([(pragma.setting, str(pragma.location)) for pragma in syntax.pragmas],
+                         [("semaphore", "t.d:1:14"), ("no_semaphore", "t.d:3:14")])
+        self.assertEqual([(target.provider, target.probe, str(target.location))
+                          for pragma in syntax.pragmas for target in pragma.targets],
+                         [("p", "*", "t.d:1:24"), ("p", "x", "t.d:3:27"), ("q", "y", "t.d:3:31")])
+
+    def assertPragmaError(self, pragma, expected):
+        with self.assertRaises(GeneratorError) as caught:
+            parse(pragma + "\nprovider p { probe x(); };", "t.d")
+        self.assertEqual(str(caught.exception), expected)
+
+    def test_no_setting(self):
+        self.assertPragmaError("#pragma usdt", "t.d:1:13: error: expected a setting in '#pragma usdt', "
+                                               "found the end of the line")
+
+    def test_no_target(self):
+        self.assertPragmaError("#pragma usdt semaphore ", "t.d:1:23: error: expected a 'provider:probe' "
+                                                          "target in '#pragma usdt', found the end of the line")
+
+    def test_target_without_probe(self):
+        self.assertPragmaError("#pragma usdt semaphore p", "t.d:1:25: error: expected ':' after the provider "
+                                                           "name in '#pragma usdt', found the end of the line")
+
+    def test_target_with_a_bad_probe(self):
+        self.assertPragmaError("#pragma usdt semaphore p:x p:-", "t.d:1:30: error: expected a probe name or '*' "
+                                                                 "in '#pragma usdt', found '-'")
+
+
 class SyntaxErrorTest(unittest.TestCase):
     def assertSyntaxError(self, text, expected):
         with self.assertRaises(GeneratorError) as caught:

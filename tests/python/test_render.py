@@ -42,7 +42,7 @@ class HeaderTest(unittest.TestCase):
     def test_runtime_version_check(self):
         self.assertLines("#include <usdt/usdt.h>")
         self.assertLines(
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 1\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 2\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
             "#endif")
@@ -58,16 +58,28 @@ class HeaderTest(unittest.TestCase):
             "/* myapp:request__start(uint64_t id, const char * path) */\n"
             "#define MYAPP_REQUEST_START_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)\n"
             "#define MYAPP_REQUEST_START(arg0, arg1) \\\n"
-            '    USDT_PROBE_WITH_STRINGS("myapp", "request__start", myapp_request__start_semaphore, "8@%0 8@%1", \\\n'
-            "               (USDT_ARG(uint64_t, arg0) USDT_ARG(const char *, arg1)))")
+            '    USDT_PROBE("myapp", "request__start", myapp_request__start_semaphore, "8@%0 8@%1", \\\n'
+            "               (USDT_ARG(uint64_t, arg0) USDT_ARG(const char *, arg1)), USDT_STRING_CLOBBERS)")
         self.assertLines(
             "#define MYAPP_DELETE() \\\n"
             '    USDT_PROBE("myapp", "delete", myapp_delete_semaphore, "", \\\n'
-            "               ())")
+            "               (), )")
         self.assertLines(
             "#define OTHER_TICK(arg0, arg1) \\\n"
             '    USDT_PROBE("other", "tick", other_tick_semaphore, "1@%" USDT_NARROW_REGISTER "0 -1@%" USDT_NARROW_REGISTER "1", \\\n'
-            "               (USDT_ARG(bool, arg0) USDT_ARG(int8_t, arg1)))")
+            "               (USDT_ARG(bool, arg0) USDT_ARG(int8_t, arg1)), )")
+
+    def test_probe_without_semaphore(self):
+        self.header = rendered("#pragma usdt no_semaphore p:tick\nprovider p { probe tick(int n); };")["header"]
+        self.lines = self.header.splitlines()
+        self.assertNotIn("USDT_SEMAPHORE_DECLARE", self.header)
+        self.assertNotIn("extern \"C\"", self.header)
+        self.assertLines(
+            "/* p:tick(int n), without a semaphore */\n"
+            "#define P_TICK_ENABLED() USDT_ALWAYS_ACTIVE\n"
+            "#define P_TICK(arg0) \\\n"
+            '    USDT_PROBE_WITHOUT_SEMAPHORE("p", "tick", "-4@%" USDT_NARROW_REGISTER "0", \\\n'
+            "               (USDT_ARG(int, arg0)), )")
 
     def test_cxx_api(self):
         self.assertLines(
@@ -88,6 +100,18 @@ class HeaderTest(unittest.TestCase):
             "    const usdt::detail::integer_argument<uint64_t, UsdtArg0> usdt_argument_0(id);\n"
             "    const usdt::detail::string_argument<UsdtArg1> usdt_argument_1(path);\n"
             "    MYAPP_REQUEST_START(usdt_argument_0.get(), usdt_argument_1.get());\n"
+            "}\n"
+            "\n"
+            "/* Calls make_arguments(), which returns std::make_tuple(...) of the arguments, only while enabled. */\n"
+            "template <typename UsdtMakeArguments>\n"
+            "USDT_INLINE void request_start_lazy(const UsdtMakeArguments &make_arguments) {\n"
+            "    if (!MYAPP_REQUEST_START_ENABLED()) {\n"
+            "        return;\n"
+            "    }\n"
+            "    const auto usdt_arguments = make_arguments();\n"
+            "    static_assert(usdt::detail::tuple_arity<decltype(usdt_arguments)>::value == 2,\n"
+            "                  \"myapp::request_start_lazy: the callable must return std::make_tuple(...) of 2 arguments\");\n"
+            "    request_start(std::get<0>(usdt_arguments), std::get<1>(usdt_arguments));\n"
             "}\n"
             "USDT_INLINE bool request_start_enabled() noexcept {\n"
             "    return MYAPP_REQUEST_START_ENABLED();\n"
@@ -118,6 +142,11 @@ class SourceTest(unittest.TestCase):
             "USDT_SEMAPHORE_DEFINE(other_tick_semaphore);",
         ])
 
+    def test_probes_without_semaphore_define_none(self):
+        source = rendered("#pragma usdt no_semaphore p:b\nprovider p { probe a(); probe b(); };")["source"]
+        self.assertEqual([line for line in source.splitlines() if "SEMAPHORE" in line],
+                         ["USDT_SEMAPHORE_DEFINE(p_a_semaphore);"])
+
 
 class HygieneTest(unittest.TestCase):
     def test_every_output_is_clean_text(self):
@@ -133,9 +162,9 @@ class HygieneTest(unittest.TestCase):
         self.assertEqual(rendered(), rendered())
 
     def test_runtime_header_has_the_abi_version_the_header_checks(self):
-        # The generated header refuses any runtime but ABI 1 (test_runtime_version_check).
+        # The generated header refuses any runtime but ABI 2 (test_runtime_version_check).
         runtime_header = Path(__file__).resolve().parents[2] / "runtime/include/usdt/usdt.h"
-        self.assertIn("\n#define USDT_ABI_VERSION 1\n", runtime_header.read_text(encoding="utf-8"))
+        self.assertIn("\n#define USDT_ABI_VERSION 2\n", runtime_header.read_text(encoding="utf-8"))
 
 if __name__ == "__main__":
     usdt_testing.main()

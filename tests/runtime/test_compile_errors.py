@@ -47,6 +47,15 @@ REJECTED = {
     "an int literal for a narrower integer": (
         "myapp::class_('k', true, 1, 1L)", "myapp::class_: argument 2 'level' (short) takes an integer or enum "
         "of at most 2 bytes (convert wider values explicitly, literals as short{3})"),
+    "a lazy callable that returns no tuple": (
+        "myapp::request_done_lazy([] { return 5; })",
+        "myapp::request_done_lazy: the callable must return std::make_tuple(...) of 1 argument"),
+    "a lazy callable that returns too few arguments": (
+        "myapp::request_start_lazy([] { return std::make_tuple(1u); })",
+        "myapp::request_start_lazy: the callable must return std::make_tuple(...) of 2 arguments"),
+    "a lazy argument of the wrong type": (
+        "myapp::request_start_lazy([&] { return std::make_tuple(text, text); })",
+        "myapp::request_start: argument 0 'id' (uint64_t) takes an integer"),
     "a 128-bit integer": (
         "myapp::request_start(huge, \"/\")", "myapp::request_start: argument 0 'id' (uint64_t) takes an integer or enum of at most 8 bytes"),
 }
@@ -56,6 +65,7 @@ ACCEPTED = [
     "myapp::request_start(1u, text.c_str())",
     "myapp::delete_(owned.get())",
     "myapp::class_('k', true, short{1}, wide)",
+    "myapp::request_start_lazy([&] { return std::make_tuple(1u, text); })",
 ]
 
 

@@ -27,7 +27,9 @@
  * find in the file (uprobes' ref_ctr_offset). Tracers raise it while attached, so
  * PROVIDER_PROBE_ENABLED() guards expensive argument computation. It is read through a
  * volatile access so that a loop re-reads it and notices a tracer that attaches later.
- * Its value counts armed probe sites, not tracers: test it only against zero.
+ * Its value counts armed probe sites, not tracers: test it only against zero. A probe can
+ * also be declared without a semaphore (the site is then only the nop, and its note records
+ * semaphore address 0); its PROVIDER_PROBE_ENABLED() is always 1.
  *
  * Targets: Linux on x86-64 and aarch64 (LP64). Anywhere else, or with USDT_DISABLE defined,
  * probes compile to nothing but the evaluation of their arguments, and every
@@ -40,7 +42,7 @@
 #define USDT_USDT_H
 
 /* Generated headers check this and refuse to compile against another version. */
-#define USDT_ABI_VERSION 1
+#define USDT_ABI_VERSION 2
 
 #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__)) \
     && !defined(__ILP32__) && !defined(USDT_DISABLE)
@@ -81,6 +83,9 @@
     volatile unsigned short name \
         __attribute__((weak, used, _USDT_RETAIN section(".probes"), visibility("hidden"))) = 0
 #define USDT_SEMAPHORE_ACTIVE(name) __builtin_expect((name) != 0, 0)
+/* The is-enabled value of a probe without a semaphore: nothing tells whether a tracer is
+   attached, so code guarded by it always runs and the probe always has its arguments. */
+#define USDT_ALWAYS_ACTIVE 1
 
 /* One asm operand of a probe: the value converted to its declared type, in a register.
    The trailing comma separates it from the next operand, or from the semaphore's. */
@@ -89,35 +94,54 @@
 /*
  * The probe site: the nop and its note. `semaphore` is the semaphore variable; `spec`
  * refers to the operands as %0, %1...; `operands` is a parenthesized, possibly empty,
- * sequence of USDT_ARG(). `?` puts the note in the code's COMDAT group (inline functions),
- * `o` links it to the code's section, so that --gc-sections drops it with dead code
- * (GNU ld, lld).
+ * sequence of USDT_ARG(); `clobbers` is empty, or USDT_STRING_CLOBBERS for a probe with
+ * string arguments. `?` puts the note in the code's COMDAT group (inline functions), `o`
+ * links it to the code's section, so that --gc-sections drops it with dead code (GNU ld, lld).
  *
  * The semaphore is also an (unused) memory operand: with -flto, a symbol named only inside
  * asm text is invisible to the linker's archive search, and the library member defining it
- * was never pulled in. `.init_usdt_keep` holds a 4-byte reference to each site: gold and
- * mold keep `.init*` sections and ignore SHF_LINK_ORDER, so instead of refusing to link
- * (gold) or leaving notes at address 0 (mold) they keep the probed code; GNU ld and lld
- * still drop it, with its note and this reference.
+ * was never pulled in. A probe without a semaphore records address 0 and ends its operand
+ * list with an unused immediate instead, which emits nothing. `.init_usdt_keep` holds a
+ * 4-byte reference to each site: gold and mold keep `.init*` sections and ignore
+ * SHF_LINK_ORDER, so instead of refusing to link (gold) or leaving notes at address 0
+ * (mold) they keep the probed code; GNU ld and lld still drop it, with its note and this
+ * reference.
  *
  * A probe with string arguments clobbers "memory": its asm only takes the strings'
  * addresses, and without the clobber the compiler may drop or delay the stores that wrote
  * them (seen with GCC -O2 on a stack buffer: the tracer read an empty string).
  */
-#define USDT_PROBE(provider, name, semaphore, spec, operands) \
-    _USDT_SITE(provider, name, semaphore, spec, operands, )
-#define USDT_PROBE_WITH_STRINGS(provider, name, semaphore, spec, operands) \
-    _USDT_SITE(provider, name, semaphore, spec, operands, "memory")
-#define _USDT_SITE(provider, name, semaphore, spec, operands, clobbers) \
+#define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers) \
+    _USDT_SITE(provider, name, #semaphore, "m"(semaphore), spec, operands, clobbers)
+#define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers) \
+    _USDT_SITE(provider, name, "0", "i"(0), spec, operands, clobbers)
+#define USDT_STRING_CLOBBERS "memory"
+/* The instruction a tracer replaces, labelled for the note: a 1-byte nop, which uprobes trap
+   with an int3. Defining USDT_X86_NOP5 makes it, on x86-64 only, the 5-byte nop that Linux
+   6.18 rewrites after the first hit into a call to its [uprobes-trampoline] page. That call
+   pushes below the stack pointer, over the red zone where a leaf function may keep locals
+   (a leaf function built at -O0 returned wrong results while traced), so the stack pointer
+   steps past the red zone around the nop; lea, unlike sub and add, leaves the flags alone.
+   The nop is spelled as bytes: assemblers encode `nopl 0(%rax,%rax,1)` in 4 bytes, which the
+   kernel does not optimize. Cost and benefit: docs/reference.md. */
+#if defined(__x86_64__) && defined(USDT_X86_NOP5)
+#define _USDT_NOP \
+    "lea -128(%%rsp), %%rsp\n" \
+    ".L_usdt_site%=: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n" \
+    "lea 128(%%rsp), %%rsp\n"
+#else
+#define _USDT_NOP ".L_usdt_site%=: nop\n"
+#endif
+#define _USDT_SITE(provider, name, semaphore_address, last_operand, spec, operands, clobbers) \
     do { \
         __asm__ __volatile__( \
-            ".L_usdt_site%=: nop\n" \
+            _USDT_NOP \
             ".pushsection .note.stapsdt, \"?o\", \"note\", .L_usdt_site%=\n" \
             ".balign 4\n" \
             ".4byte 992f-991f, 994f-993f, 3\n" \
             "991: .asciz \"stapsdt\"\n" \
             "992: .balign 4\n" \
-            "993: .8byte .L_usdt_site%=, _.stapsdt.base, " #semaphore "\n" \
+            "993: .8byte .L_usdt_site%=, _.stapsdt.base, " semaphore_address "\n" \
             ".asciz \"" provider "\", \"" name "\", \"" spec "\"\n" \
             "994: .balign 4\n" \
             ".popsection\n" \
@@ -125,7 +149,7 @@
             ".balign 4\n" \
             ".4byte .L_usdt_site%= - .\n" \
             ".popsection\n" \
-            : : _USDT_UNPARENTHESIZE operands "m"(semaphore) : clobbers); \
+            : : _USDT_UNPARENTHESIZE operands last_operand : clobbers); \
     } while (0)
 
 #else /* !USDT_HAVE_PROBES: arguments are still evaluated exactly once. */
@@ -138,14 +162,18 @@
 #define USDT_SEMAPHORE_DEFINE(name) volatile unsigned short name = 0
 #endif
 #define USDT_SEMAPHORE_ACTIVE(name) 0
+#define USDT_ALWAYS_ACTIVE 0
 #define USDT_ARG(type, value) (void)(type)(value);
-#define USDT_PROBE(provider, name, semaphore, spec, operands) \
+#define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
-#define USDT_PROBE_WITH_STRINGS USDT_PROBE
+#define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers) \
+    do { _USDT_UNPARENTHESIZE operands } while (0)
+#define USDT_STRING_CLOBBERS
 
 #endif /* USDT_HAVE_PROBES */
 
 #ifdef __cplusplus
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -167,6 +195,15 @@ namespace detail {
 
 template <typename T>
 using bare = typename std::decay<T>::type;
+
+/* The number of elements of the std::tuple a lazy probe's callable returns; -1 for anything
+   else, so that a static_assert names the mistake. */
+template <typename T>
+struct tuple_arity : std::integral_constant<int, -1> {};
+template <typename... T>
+struct tuple_arity<std::tuple<T...>> : std::integral_constant<int, sizeof...(T)> {};
+template <typename T>
+struct tuple_arity<const T> : tuple_arity<T> {};
 
 /* Integers, bools and enums, scoped or not, no wider than the declared type: a wider one
    could lose data. Literals are int, so a narrower argument takes `uint8_t{3}`, as a braced
