@@ -52,7 +52,7 @@ def string_indices(hits) -> Dict[str, List[int]]:
 @dataclass(frozen=True)
 class Module:
     notes: str                # one line per probe: `provider:name` and each argument's `[-]SIZE@`
-    declared: Tuple[str, ...]  # every probe of the module's .d files: one semaphore each
+    declared: Tuple[str, ...]  # every probe of the module's .d files with a semaphore: one each
     sites: Dict[str, int] = field(default_factory=dict)  # exact site counts, where it matters
 
     def expected_specs(self) -> Dict[str, Tuple[str, ...]]:
@@ -118,6 +118,14 @@ TYPES_HITS = (
 GUARDED_VALUE = -1234567890123
 GUARDED_HITS = (Hit("myapp:guarded", (GUARDED_VALUE,)),)
 
+# The flavours program. Traced, the lazy probe fires (the tracer raises its semaphore) and its
+# callable runs once; lazy:plain has no semaphore, so its ENABLED() guard is always true.
+FLAVOURS_TRACED_HITS = (
+    Hit("lazy:guarded", (-77, Text("lazy"))),
+    Hit("lazy:plain", (3,)),
+    Hit("lazy:plain", (4,)),
+)
+
 # The program `linked` and the shared library `solib` it uses. argc is 2.
 LINKED_ARGUMENTS = ("libs",)
 LINKED_HITS = (
@@ -134,6 +142,7 @@ MODULES = {
     "types_cxx": Module(TYPES_NOTES, MYAPP_D_PROBES + ("other:tick",)),
     "types_cxx_o2": Module(TYPES_NOTES, MYAPP_D_PROBES + ("other:tick",)),
     "guarded": Module("myapp:guarded -8@", MYAPP_D_PROBES),
+    "flavours": Module("lazy:guarded -8@ 8@\nlazy:plain 4@", ("lazy:guarded",)),
     # archive:fire: one site in the static library, one in the program, one semaphore.
     "linked": Module("archive:fire -4@ 8@\nobjects:built 2@", ("archive:fire", "objects:built"),
                      sites={"archive:fire": 2}),

@@ -102,6 +102,18 @@ class LibrariesUnderBpftrace(BpftraceTestCase):
         self.assertEqual(hit_lines(output), expected_lines(hits, output), output)
 
 
+class FlavoursUnderBpftrace(BpftraceTestCase):
+    def test_lazy_probe_and_probe_without_semaphore(self):
+        hits = expected.FLAVOURS_TRACED_HITS
+        output = self.trace_command("flavours", "flavours", [], hits)
+        self.assertEqual(hit_lines(output), expected_lines(hits, output), output)
+        self.assertIn("evaluated=1", output)
+
+    def test_untraced_lazy_probe_evaluates_nothing(self):
+        completed = subprocess.run([PROGRAMS["flavours"]], capture_output=True, text=True, timeout=30)
+        self.assertEqual((completed.returncode, completed.stdout), (0, "evaluated=0\n"))
+
+
 if __name__ == "__main__":
     PROGRAMS.update(built_programs.take_from_argv())
     main()

@@ -87,6 +87,15 @@ class FreshStringsUnderGdb(GdbTestCase):
         self.assertTrue(run.exited_normally, run.output)
 
 
+class FlavoursUnderGdb(GdbTestCase):
+    def test_lazy_probe_and_probe_without_semaphore(self):
+        # gdb raises the lazy probe's semaphore itself, so its callable runs once.
+        run = gdb_probes.run(PROGRAMS["flavours"], [], expected.string_indices(expected.FLAVOURS_TRACED_HITS))
+        self.assertHits(run, expected.FLAVOURS_TRACED_HITS)
+        self.assertIn("evaluated=1", run.output)
+        self.assertTrue(run.exited_normally, run.output)
+
+
 if __name__ == "__main__":
     PROGRAMS.update(built_programs.take_from_argv())
     _add_types_value_tests()

@@ -6,7 +6,8 @@
 import sys
 from typing import Dict
 
-NAMES = ("types_c", "types_c_o2", "types_cxx", "types_cxx_o2", "guarded", "fresh_strings", "linked", "solib")
+NAMES = ("types_c", "types_c_o2", "types_cxx", "types_cxx_o2", "guarded", "fresh_strings", "flavours", "linked",
+         "solib")
 
 # The four builds of types.c and types.cpp: the same probes, the same hits.
 TYPES_PROGRAMS = ("types_c", "types_c_o2", "types_cxx", "types_cxx_o2")
