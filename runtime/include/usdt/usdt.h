@@ -6,6 +6,7 @@
  * and libbpf read; see https://sourceware.org/systemtap/wiki/UserSpaceProbeImplementation):
  *
  *  - A one-byte `nop` in the code. A tracer that attaches replaces it with a breakpoint.
+ *    (Opt-in on x86-64: a 5-byte nop the kernel can turn into a call, see _USDT_NOP.)
  *  - An ELF note in the non-allocated section `.note.stapsdt`: owner "stapsdt", type 3,
  *    then three 8-byte words (the nop's address, the link-time address of `_.stapsdt.base`,
  *    the semaphore's address or 0) and three strings: provider, probe name, argument specs.
