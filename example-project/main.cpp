@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 
 namespace {
 
@@ -139,12 +140,12 @@ int main(int argc, char **argv) {
             kvserver::request_done(request.id, status, static_cast<std::uint64_t>(latency.count()));
         }
         misses += stats.misses;
-        // The summary is only worth building when someone is tracing batch__done.
-        if (kvserver::batch_done_enabled()) {
-            std::string summary = store.summary(stats);
-            kvserver::batch_done(batch, stats.requests, store.size(), summary.c_str());
+        // The summary is only worth building when someone is tracing batch__done: the lazy
+        // form calls the lambda only then.
+        kvserver::batch_done_lazy([&] {
             ++summaries;
-        }
+            return std::make_tuple(batch, stats.requests, store.size(), store.summary(stats));
+        });
     }
 
     std::cout << "kvserver: " << options.count << " requests in " << batch << " batches, " << misses
