@@ -14,12 +14,15 @@ from .errors import GeneratorError, SourceLocation
 IDENTIFIER = "identifier"
 PUNCTUATION = "punctuation"
 PRAGMA = "pragma"           # a `#pragma usdt` line; text: what follows `usdt`
+OTHER = "other"             # numbers, literals and operators: only C declarations have them
 END = "end of file"
 
 PUNCTUATION_CHARACTERS = "{}();,*:"
 
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DIGIT_FIRST_WORD_RE = re.compile(r"[0-9][A-Za-z0-9_]*")
+# C's numbers, string and character literals and operators, which the C declarations that a
+# provider file may hold around its providers contain (`char name[16];`, `A = 1 << 2`).
+_OTHER_RE = re.compile(r"""[0-9][A-Za-z0-9_.]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[][=+\-.&|<>!~%^?/]""")
 _LINE_MARKER_RE = re.compile(r'#\s*(?:line\s+)?(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?[^\n]*')
 _PRAGMA_RE = re.compile(r"#\s*pragma\b[^\n]*")
 _USDT_PRAGMA_RE = re.compile(r"#\s*pragma\s+usdt\b[ \t]*([^\n]*)")
@@ -91,21 +94,15 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
             yield Token(PUNCTUATION, character, here)
             position += 1
         else:
-            identifier = _IDENTIFIER_RE.match(text, position)
-            if not identifier:
-                raise GeneratorError(here, _unexpected(text, position))
-            yield Token(IDENTIFIER, identifier.group(0), here)
-            position = identifier.end()
-
-
-def _unexpected(text: str, position: int) -> str:
-    word = _DIGIT_FIRST_WORD_RE.match(text, position)
-    if word:
-        return f"invalid identifier '{word.group(0)}': identifiers start with a letter or '_'"
-    character = text[position]
-    if character == "-":
-        return "unexpected character '-': names cannot contain '-' (DTrace's probe request-start is written request__start)"
-    return f"unexpected character '{character}'"
+            word = _IDENTIFIER_RE.match(text, position)
+            kind = IDENTIFIER
+            if not word:
+                word = _OTHER_RE.match(text, position)
+                kind = OTHER
+            if not word:
+                raise GeneratorError(here, f"unexpected character '{character}'")
+            yield Token(kind, word.group(0), here)
+            position = word.end()
 
 
 def _unquote(quoted: str) -> str:

@@ -15,6 +15,9 @@ from .parser import (FileSyntax, ParameterSyntax, PragmaSyntax, ProbeSyntax, Pro
 # The most arguments sys/sdt.h and libbpf read.
 MAX_ARGUMENTS = 12
 
+# The file's typedefs: name -> the type words it stands for.
+Typedefs = Dict[str, Tuple[str, ...]]
+
 # `#pragma usdt SETTING provider:probe...` -> whether the probes named get a semaphore.
 SEMAPHORE_SETTINGS = {"semaphore": True, "no_semaphore": False}
 
@@ -212,7 +215,8 @@ def build(syntax: FileSyntax, source_name: str, path: str, semaphores: bool = Tr
     check_file_declares_providers(syntax, path)
     check_unique(((p.name, p.location) for p in syntax.providers), "provider")
     has_semaphore = _semaphore_flavours(syntax, semaphores)
-    providers = tuple(_provider(provider, has_semaphore) for provider in syntax.providers)
+    typedefs = {typedef.name: typedef.type_words for typedef in syntax.typedefs}
+    providers = tuple(_provider(provider, has_semaphore, typedefs) for provider in syntax.providers)
     model = ProviderFile(source_name, _stem(source_name), providers)
     check_generated_names_unique(model)
     return model
@@ -246,27 +250,29 @@ def _semaphore_flavours(syntax: FileSyntax, default: bool) -> Dict[Tuple[str, st
     return flavours
 
 
-def _provider(syntax: ProviderSyntax, has_semaphore: Dict[Tuple[str, str], bool]) -> Provider:
+def _provider(syntax: ProviderSyntax, has_semaphore: Dict[Tuple[str, str], bool], typedefs: Typedefs) -> Provider:
     check_provider_declares_probes(syntax)
     check_unique(((p.name, p.location) for p in syntax.probes), "probe", f" in provider '{syntax.name}'")
-    probes = tuple(_probe(syntax.name, probe, has_semaphore[(syntax.name, probe.name)]) for probe in syntax.probes)
+    probes = tuple(_probe(syntax.name, probe, has_semaphore[(syntax.name, probe.name)], typedefs)
+                   for probe in syntax.probes)
     return Provider(syntax.name, probes, syntax.location)
 
 
-def _probe(provider: str, syntax: ProbeSyntax, has_semaphore: bool) -> Probe:
+def _probe(provider: str, syntax: ProbeSyntax, has_semaphore: bool, typedefs: Typedefs) -> Probe:
     check_argument_count(syntax)
     function = f"{cxx_identifier(provider)}::{cxx_function_name(syntax.name)}"
-    arguments = tuple(_argument(index, parameter, function) for index, parameter in enumerate(syntax.parameters))
+    arguments = tuple(_argument(index, parameter, function, typedefs)
+                      for index, parameter in enumerate(syntax.parameters))
     # On the C++ names: `delete` and `delete_`, or an unnamed argN and a declared argN, clash too.
     check_unique(((a.name, a.location) for a in arguments), "argument name", f" in probe '{syntax.name}'")
     return Probe(provider, syntax.name, arguments, syntax.location, has_semaphore)
 
 
-def _argument(index: int, syntax: ParameterSyntax, function: str) -> Argument:
+def _argument(index: int, syntax: ParameterSyntax, function: str, typedefs: Typedefs) -> Argument:
     name = cxx_identifier(syntax.name) if syntax.name else f"arg{index}"
     location = syntax.name_location or syntax.location
     check_argument_name_not_reserved(name, location)
-    return Argument(index, name, types.resolve(syntax.type_words, syntax.location), location, function)
+    return Argument(index, name, types.resolve(syntax.type_words, syntax.location, typedefs), location, function)
 
 
 def _stem(source_name: str) -> str:

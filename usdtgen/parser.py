@@ -1,7 +1,8 @@
 """Parses provider-file tokens into a syntax tree: what was written, where, nothing checked.
 
 Grammar (the DTrace subset that stapsdt can express):
-    file      := provider* END
+    file      := ( provider | declaration )* END
+    declaration := any C declaration, up to its ';' outside brackets; typedefs are kept
     provider  := 'provider' IDENT '{' probe* '}' ';'
     probe     := 'probe' IDENT '(' params ')' [ ':' '(' params ')' ] ';'
     params    := [ 'void' | param ( ',' param )* ]
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
 
 from .errors import GeneratorError, SourceLocation
-from .lexer import END, IDENTIFIER, PRAGMA, Token, tokenize
+from .lexer import END, IDENTIFIER, OTHER, PRAGMA, Token, tokenize
 
 # Words that can only be part of a type, so a parameter ending in one has no name.
 TYPE_KEYWORDS = frozenset({
@@ -68,9 +69,18 @@ class PragmaSyntax:
 
 
 @dataclass(frozen=True)
+class TypedefSyntax:
+    """`typedef unsigned int txid_t;` or `typedef struct {...} conn_t;` (words: struct, conn_t)."""
+    name: str
+    type_words: Tuple[str, ...]
+    location: SourceLocation      # of the name
+
+
+@dataclass(frozen=True)
 class FileSyntax:
     providers: Tuple[ProviderSyntax, ...]
     pragmas: Tuple[PragmaSyntax, ...]
+    typedefs: Tuple[TypedefSyntax, ...]
     end: SourceLocation
 
 
@@ -92,9 +102,35 @@ class _Parser:
 
     def parse_file(self) -> FileSyntax:
         providers = []
+        typedefs = []
         while self._current.kind != END:
-            providers.append(self._provider())
-        return FileSyntax(tuple(providers), tuple(self._pragmas), self._current.location)
+            if self._at_word("provider") or self._at_word("probe"):
+                providers.append(self._provider())
+            else:
+                typedef = _typedef(self._declaration())
+                if typedef:
+                    typedefs.append(typedef)
+        return FileSyntax(tuple(providers), tuple(self._pragmas), tuple(typedefs), self._current.location)
+
+    def _declaration(self) -> List[Token]:
+        """A C declaration around the providers (systemtap's dtrace skips them too): its tokens."""
+        start = self._current
+        tokens: List[Token] = []
+        depth = 0
+        while depth or not self._at(";"):
+            if self._current.kind == END:
+                raise self._error(f"expected ';' to end the declaration at {start.location}, found end of file")
+            if self._current.text in ("{", "(", "["):
+                depth += 1
+            elif self._current.text in ("}", ")", "]"):
+                if not depth:
+                    raise self._error(f"unbalanced '{self._current.text}'")
+                depth -= 1
+            tokens.append(self._advance())
+        self._advance()
+        if _looks_like_a_provider(tokens):
+            raise GeneratorError(start.location, f"expected 'provider', found {start.describe()}")
+        return tokens
 
     def _provider(self) -> ProviderSyntax:
         self._expect_word("provider", "expected 'provider'")
@@ -198,7 +234,39 @@ class _Parser:
         return self._advance()
 
     def _error(self, message: str) -> GeneratorError:
+        """An error at the current token; the likely mistakes behind a number or a '-' get a
+        message of their own."""
+        if self._current.kind == OTHER:
+            message = _misspelt_name(self._current.text) or message
         return GeneratorError(self._current.location, message)
+
+
+def _misspelt_name(text: str) -> Optional[str]:
+    if text[0].isdigit():
+        return f"invalid identifier '{text}': identifiers start with a letter or '_'"
+    if text == "-":
+        return "unexpected character '-': names cannot contain '-' (DTrace's probe request-start is written request__start)"
+    return None
+
+
+def _looks_like_a_provider(tokens: List[Token]) -> bool:
+    """`provder p { probe x(); };`: a misspelt provider must not pass for a C declaration."""
+    texts = [token.text for token in tokens]
+    return any(texts[i:i + 2] in (["{", "probe"], [";", "probe"]) for i in range(len(texts)))
+
+
+def _typedef(tokens: List[Token]) -> Optional[TypedefSyntax]:
+    """The alias a declaration defines, for the shapes a probe argument can use; else None."""
+    if not tokens or tokens[0].text != "typedef" or len(tokens) < 3 or tokens[-1].kind != IDENTIFIER:
+        return None
+    name = tokens[-1]
+    words = [token.text for token in tokens[1:-1]]
+    if all(token.kind == IDENTIFIER or token.text == "*" for token in tokens[1:-1]):
+        return TypedefSyntax(name.text, tuple(words), name.location)
+    if words[0] in TAG_KEYWORDS and words[-1] == "}":
+        # `typedef struct [tag] {...} name`: what matters is that it is a struct (or enum).
+        return TypedefSyntax(name.text, (words[0], name.text), name.location)
+    return None
 
 
 _PRAGMA_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\S")

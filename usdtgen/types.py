@@ -7,7 +7,7 @@ The declared type, not the caller's expression, decides the argument spec.
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import List, Mapping, Sequence
 
 from .errors import GeneratorError, SourceLocation
 
@@ -37,6 +37,8 @@ NAMED_INTEGERS = {
     "uint8_t": (1, False), "uint16_t": (2, False), "uint32_t": (4, False), "uint64_t": (8, False),
     "intptr_t": (8, True), "uintptr_t": (8, False), "intmax_t": (8, True), "uintmax_t": (8, False),
     "size_t": (8, False), "ssize_t": (8, True), "ptrdiff_t": (8, True),
+    "pid_t": (4, True), "uid_t": (4, False), "gid_t": (4, False), "mode_t": (4, False),
+    "off_t": (8, True), "time_t": (8, True),
 }
 
 # Canonical C spellings of the keyword integer types: (size, signed).
@@ -59,9 +61,12 @@ _FLOAT_REASON = ("floating-point arguments are not supported: gdb and libbpf rej
                  "or a pointer to the value")
 
 
-def resolve(words: Sequence[str], location: SourceLocation) -> ArgumentType:
-    """Resolves the type words of one parameter (identifiers and '*'). Raises GeneratorError."""
+def resolve(words: Sequence[str], location: SourceLocation,
+            typedefs: Mapping[str, Sequence[str]] = {}) -> ArgumentType:
+    """Resolves the type words of one parameter (identifiers and '*'), through the file's
+    typedefs (name -> type words). Raises GeneratorError."""
     declared = re.sub(r"\* (?=\*)", "*", " ".join(words))
+    words = _expand_typedefs(words, typedefs, ())
     pointer_depth = words.count("*")
     base = [word for word in words if word != "*" and word not in _QUALIFIERS]
     fail = _failer(location, declared)
@@ -98,6 +103,16 @@ def resolve(words: Sequence[str], location: SourceLocation) -> ArgumentType:
     fail(f"unknown type '{unknown}'; use a C integer type, a <stdint.h> type, bool, "
          f"string, or a pointer, or '#define {unknown} <type>' before the provider")
     raise AssertionError("unreachable")
+
+
+def _expand_typedefs(words: Sequence[str], typedefs: Mapping[str, Sequence[str]], expanding) -> List[str]:
+    expanded: List[str] = []
+    for word in words:
+        if word in typedefs and word not in expanding:
+            expanded.extend(_expand_typedefs(typedefs[word], typedefs, (*expanding, word)))
+        else:
+            expanded.append(word)
+    return expanded
 
 
 def _keyword_integer(words, declared, fail) -> ArgumentType:

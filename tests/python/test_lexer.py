@@ -133,17 +133,6 @@ class BadCharacterTest(unittest.TestCase):
             tokens(text)
         self.assertEqual(str(caught.exception), expected)
 
-    def test_identifier_starting_with_a_digit(self):
-        self.assertLexError(
-            "provider p {\n  probe 9abc();\n",
-            "t.d:2:9: error: invalid identifier '9abc': identifiers start with a letter or '_'")
-
-    def test_minus_in_a_probe_name(self):
-        self.assertLexError(
-            "provider p {\n  probe request-start();\n",
-            "t.d:2:16: error: unexpected character '-': names cannot contain '-' "
-            "(DTrace's probe request-start is written request__start)")
-
     def test_dollar(self):
         self.assertLexError("probe x(int $a)", "t.d:1:13: error: unexpected character '$'")
 
@@ -154,9 +143,22 @@ class BadCharacterTest(unittest.TestCase):
         self.assertLexError("provider\n caf\u00e9", "t.d:2:5: error: unexpected character '\u00e9'")
 
     def test_error_after_line_marker_uses_marked_location(self):
-        self.assertLexError('# 20 "real.d"\n  probe a-b();',
-                            "real.d:20:10: error: unexpected character '-': names cannot "
-                            "contain '-' (DTrace's probe request-start is written request__start)")
+        self.assertLexError('# 20 "real.d"\n  probe a$b();', "real.d:20:10: error: unexpected character '$'")
+
+
+class CTokenTest(unittest.TestCase):
+    """C declarations may stand around the providers: their numbers, literals and operators
+    are tokens of their own kind, which only the parser's declaration skipping accepts."""
+
+    def test_numbers_literals_and_operators(self):
+        text = 'char n[16]; int x = -1 << 2; const char *s = "a\\"b;"; char c = \'\\\'\';'
+        self.assertEqual([(kind, text) for kind, text, _ in tokens(text) if kind == "other"], [
+            ("other", "["), ("other", "16"), ("other", "]"), ("other", "="), ("other", "-"), ("other", "1"),
+            ("other", "<"), ("other", "<"), ("other", "2"), ("other", "="), ("other", '"a\\"b;"'),
+            ("other", "="), ("other", "'\\''")])
+
+    def test_digit_first_word_is_one_token(self):
+        self.assertEqual(located("9abc 1.5e3"), [("9abc", "t.d:1:1"), ("1.5e3", "t.d:1:6")])
 
 
 if __name__ == "__main__":

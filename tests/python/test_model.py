@@ -194,6 +194,18 @@ class CheckTest(unittest.TestCase):
                               "t.d:2:9) would both generate 'p::delete_'; rename one of them")
 
 
+class DeclarationsAroundProvidersTest(unittest.TestCase):
+    def test_the_files_typedefs_decide_argument_types(self):
+        probe_file = build("typedef struct { int fd; char name[16]; } conn_t;\n"
+                           "typedef unsigned short port_t;\n"
+                           "provider net { probe accept(conn_t *c, port_t port); };\n"
+                           "int net_helper(conn_t *);\n")
+        (accept,) = probe_file.probes
+        self.assertEqual([(a.type.declared, a.type.c_type, a.type.spec_prefix) for a in accept.arguments],
+                         [("conn_t *", "const void *", "8"), ("port_t", "unsigned short", "2")])
+        self.assertEqual(accept.signature, "conn_t * c, port_t port")
+
+
 class SemaphoreFlavourTest(unittest.TestCase):
     PROBES = "provider a { probe x(); probe y(); };\nprovider b { probe x(); };\n"
 

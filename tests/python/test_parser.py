@@ -179,9 +179,68 @@ class SyntaxErrorTest(unittest.TestCase):
                                "t.d:3:2: error: expected ';' after the provider's closing '}', "
                                "found end of file")
 
-    def test_stray_semicolon_between_providers(self):
-        self.assertSyntaxError("provider p { probe x(); };;",
-                               "t.d:1:27: error: expected 'provider', found ';'")
+    def test_identifier_starting_with_a_digit(self):
+        self.assertSyntaxError("provider p {\n  probe 9abc();\n",
+                               "t.d:2:9: error: invalid identifier '9abc': identifiers start with a letter or '_'")
+
+    def test_minus_in_a_probe_name(self):
+        self.assertSyntaxError("provider p {\n  probe request-start();\n",
+                               "t.d:2:16: error: unexpected character '-': names cannot contain '-' "
+                               "(DTrace's probe request-start is written request__start)")
+
+    def test_minus_after_line_marker_uses_marked_location(self):
+        self.assertSyntaxError('# 20 "real.d"\nprovider p {\n  probe a-b();',
+                               "real.d:21:10: error: unexpected character '-': names cannot "
+                               "contain '-' (DTrace's probe request-start is written request__start)")
+
+    def test_c_token_in_a_parameter_list(self):
+        self.assertSyntaxError("provider p { probe x(char name[16]); };",
+                               "t.d:1:31: error: expected ',' or ')' after a parameter, found '['")
+
+
+class DeclarationTest(unittest.TestCase):
+    """C declarations around the providers are skipped, as systemtap's dtrace skips them;
+    typedefs are kept for the argument types."""
+
+    def test_declarations_before_between_and_after_providers(self):
+        syntax = parse("struct req { char path[64]; int (*done)(struct req *); };\n"
+                       "enum state { IDLE = 0, BUSY = 1 << 1 };\n"
+                       "provider p { probe x(); };\n"
+                       "extern const char *names[];\n"
+                       "provider q { probe y(); };;\n"
+                       "int after(int, ...);\n", "t.d")
+        self.assertEqual([provider.name for provider in syntax.providers], ["p", "q"])
+        self.assertEqual(syntax.typedefs, ())
+
+    def test_typedefs(self):
+        syntax = parse("typedef unsigned int txid_t;\ntypedef txid_t *txid_pointer;\n"
+                       "typedef struct { int fd; char name[16]; } conn_t;\n"
+                       "typedef enum mode { A, B } mode_t2;\n"
+                       "typedef struct req req_t;\n"
+                       "typedef int (*callback_t)(int);\n"          # not an argument type: not kept
+                       "provider p { probe x(); };", "t.d")
+        self.assertEqual([(typedef.name, typedef.type_words, str(typedef.location)) for typedef in syntax.typedefs], [
+            ("txid_t", ("unsigned", "int"), "t.d:1:22"),
+            ("txid_pointer", ("txid_t", "*"), "t.d:2:17"),
+            ("conn_t", ("struct", "conn_t"), "t.d:3:43"),
+            ("mode_t2", ("enum", "mode_t2"), "t.d:4:28"),
+            ("req_t", ("struct", "req"), "t.d:5:20"),
+        ])
+
+    def assertSyntaxError(self, text, expected):
+        with self.assertRaises(GeneratorError) as caught:
+            parse(text, "t.d")
+        self.assertEqual(str(caught.exception), expected)
+
+    def test_unterminated_declaration(self):
+        self.assertSyntaxError("provider p { probe x(); };\nint after(void)\n",
+                               "t.d:3:1: error: expected ';' to end the declaration at t.d:2:1, found end of file")
+
+    def test_unbalanced_bracket(self):
+        self.assertSyntaxError("int x);", "t.d:1:6: error: unbalanced ')'")
+
+    def test_misspelt_provider_is_not_a_declaration(self):
+        self.assertSyntaxError("provder p {\n  probe x();\n};", "t.d:1:1: error: expected 'provider', found 'provder'")
 
     def test_error_inside_the_translated_list_is_still_reported(self):
         self.assertSyntaxError("provider p {\n  probe x(int a) : (int;\n};",

@@ -75,6 +75,12 @@ ACCEPTED = {
     "ptrdiff_t": ("ptrdiff_t", "integer", 8, True),
     "intptr_t": ("intptr_t", "integer", 8, True),
     "uintptr_t": ("uintptr_t", "integer", 8, False),
+    "pid_t": ("pid_t", "integer", 4, True),
+    "uid_t": ("uid_t", "integer", 4, False),
+    "gid_t": ("gid_t", "integer", 4, False),
+    "mode_t": ("mode_t", "integer", 4, False),
+    "off_t": ("off_t", "integer", 8, True),
+    "time_t": ("time_t", "integer", 8, True),
     "bool": ("bool", "bool", 1, False),
     "_Bool": ("bool", "bool", 1, False),
     "const bool": ("bool", "bool", 1, False),
@@ -176,6 +182,41 @@ class RejectedTypeTest(unittest.TestCase):
     def test_qualifier_alone_is_an_error(self):
         with self.assertRaises(GeneratorError):
             resolve(("const",), LOCATION)
+
+
+class TypedefTest(unittest.TestCase):
+    """Types through the file's own typedefs: the generated header never names them."""
+    TYPEDEFS = {
+        "txid_t": ("unsigned", "int"),
+        "subtxid_t": ("const", "txid_t"),       # nested
+        "oid_t": ("uint32_t",),
+        "conn_t": ("struct", "conn_t"),         # typedef struct {...} conn_t;
+        "name_t": ("char", "*"),
+        "loop_t": ("loop_t",),                  # typedef struct loop_t loop_t; in effect
+    }
+
+    def resolved(self, declared):
+        argument_type = resolve(words(declared), LOCATION, self.TYPEDEFS)
+        return (argument_type.declared, argument_type.c_type, argument_type.kind, argument_type.size,
+                argument_type.signed)
+
+    def test_aliases_resolve_to_what_they_stand_for(self):
+        self.assertEqual(self.resolved("txid_t"), ("txid_t", "unsigned int", "integer", 4, False))
+        self.assertEqual(self.resolved("subtxid_t"), ("subtxid_t", "unsigned int", "integer", 4, False))
+        self.assertEqual(self.resolved("oid_t"), ("oid_t", "uint32_t", "integer", 4, False))
+        self.assertEqual(self.resolved("name_t"), ("name_t", "const char *", "string", 8, False))
+        self.assertEqual(self.resolved("conn_t *"), ("conn_t *", "const void *", "pointer", 8, False))
+        self.assertEqual(self.resolved("conn_t **"), ("conn_t **", "const void *", "pointer", 8, False))
+
+    def test_struct_typedef_by_value_is_refused(self):
+        with self.assertRaises(GeneratorError) as caught:
+            resolve(words("conn_t"), LOCATION, self.TYPEDEFS)
+        self.assertIn("struct arguments by value are not supported", str(caught.exception))
+
+    def test_a_typedef_naming_itself_does_not_loop(self):
+        with self.assertRaises(GeneratorError) as caught:
+            resolve(words("loop_t"), LOCATION, self.TYPEDEFS)
+        self.assertIn("unknown type 'loop_t'", str(caught.exception))
 
 
 if __name__ == "__main__":
