@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../tests/support/uprobes_trampoline.h"
+
 #include "hit_cost.h"
 
 /* noinline, so that both loops are the same code around what differs. */
@@ -34,20 +36,6 @@ static double now_ns(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (double)now.tv_sec * 1e9 + (double)now.tv_nsec;
-}
-
-static int trampoline_mapped(void) {
-    char line[512];
-    int found = 0;
-    FILE *maps = fopen("/proc/self/maps", "r");
-    if (maps == NULL) {
-        return 0;
-    }
-    while (fgets(line, sizeof line, maps) != NULL) {
-        found |= strstr(line, "[uprobes-trampoline]") != NULL;
-    }
-    fclose(maps);
-    return found;
 }
 
 int main(int argc, char **argv) {

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../support/uprobes_trampoline.h"
+
 #include "red_zone.h"
 
 /* usdt.h must never emit this site, so the control writes its own note (see usdt.h for
@@ -43,20 +45,6 @@ static int64_t leaf_bare(int64_t seed) {
     int64_t words[4] = {seed, seed + 1, seed + 2, seed + 3};
     BARE_NOP5_PROBE(seed);
     return words[0] + words[1] + words[2] + words[3];
-}
-
-static int trampoline_mapped(void) {
-    char line[512];
-    int found = 0;
-    FILE *maps = fopen("/proc/self/maps", "r");
-    if (maps == NULL) {
-        return 0;
-    }
-    while (fgets(line, sizeof line, maps) != NULL) {
-        found |= strstr(line, "[uprobes-trampoline]") != NULL;
-    }
-    fclose(maps);
-    return found;
 }
 
 int main(int argc, char **argv) {
