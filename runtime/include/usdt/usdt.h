@@ -83,7 +83,22 @@
 #define USDT_SEMAPHORE_DEFINE(name) \
     volatile unsigned short name \
         __attribute__((weak, used, _USDT_RETAIN section(".probes"), visibility("hidden"))) = 0
-#define USDT_SEMAPHORE_ACTIVE(name) __builtin_expect((name) != 0, 0)
+/* The is-enabled check, re-read every time (a loop notices a tracer that attaches later).
+   On x86-64 it is `cmpw $0, semaphore(%rip); jne`: a volatile read costs GCC a separate load
+   and test, one instruction more. No __builtin_expect: it makes the code behind the check a
+   cold call site, and Clang then declines to inline a lazy probe's callable, which forces
+   the variables it captures into memory for the whole loop (measured in bench/). */
+#if defined(__x86_64__)
+static inline __attribute__((always_inline)) int _usdt_semaphore_active(const volatile unsigned short *semaphore) {
+    __asm__ goto("cmpw $0, %0\n\tjne %l[active]" : : "m"(*semaphore) : "cc" : active);
+    return 0;
+active:
+    return 1;
+}
+#define USDT_SEMAPHORE_ACTIVE(name) _usdt_semaphore_active(&(name))
+#else
+#define USDT_SEMAPHORE_ACTIVE(name) ((name) != 0)
+#endif
 /* The is-enabled value of a probe without a semaphore: nothing tells whether a tracer is
    attached, so code guarded by it always runs and the probe always has its arguments. */
 #define USDT_ALWAYS_ACTIVE 1
