@@ -20,6 +20,7 @@ END = "end of file"
 PUNCTUATION_CHARACTERS = "{}();,*:"
 
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BLANKS_RE = re.compile(r"[ \t\r\f\v]+")
 # C's numbers, string and character literals and operators, which the C declarations that a
 # provider file may hold around its providers contain (`char name[16];`, `A = 1 << 2`).
 _OTHER_RE = re.compile(r"""[0-9][A-Za-z0-9_.]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[][=+\-.&|<>!~%^?/]""")
@@ -44,11 +45,14 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
     position = 0
     line = 1
     line_start = 0
+    end_of_text = len(text)
+
+    def here() -> SourceLocation:
+        return SourceLocation(path, line, position - line_start + 1)
+
     while True:
-        column = position - line_start + 1
-        here = SourceLocation(path, line, column)
-        if position >= len(text):
-            yield Token(END, "", here)
+        if position >= end_of_text:
+            yield Token(END, "", here())
             return
         character = text[position]
         if character == "\n":
@@ -56,14 +60,14 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
             line += 1
             line_start = position
         elif character in " \t\r\f\v":
-            position += 1
+            position = _BLANKS_RE.match(text, position).end()
         elif text.startswith("//", position):
             end = text.find("\n", position)
-            position = len(text) if end < 0 else end
+            position = end_of_text if end < 0 else end
         elif text.startswith("/*", position):
             end = text.find("*/", position + 2)
             if end < 0:
-                raise GeneratorError(here, "unterminated comment")
+                raise GeneratorError(here(), "unterminated comment")
             comment = text[position:end + 2]
             newlines = comment.count("\n")
             if newlines:
@@ -88,10 +92,9 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
                 position = _PRAGMA_RE.match(text, position).end()
             else:
                 directive = _DIRECTIVE_RE.match(text, position).group(1)
-                raise GeneratorError(
-                    here, f"unexpected preprocessor directive '#{directive}'")
+                raise GeneratorError(here(), f"unexpected preprocessor directive '#{directive}'")
         elif character in PUNCTUATION_CHARACTERS:
-            yield Token(PUNCTUATION, character, here)
+            yield Token(PUNCTUATION, character, here())
             position += 1
         else:
             word = _IDENTIFIER_RE.match(text, position)
@@ -100,8 +103,8 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
                 word = _OTHER_RE.match(text, position)
                 kind = OTHER
             if not word:
-                raise GeneratorError(here, f"unexpected character '{character}'")
-            yield Token(kind, word.group(0), here)
+                raise GeneratorError(here(), f"unexpected character '{character}'")
+            yield Token(kind, word.group(0), here())
             position = word.end()
 
 

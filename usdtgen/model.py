@@ -5,6 +5,7 @@ function named after what it checks. Templates only print what is here.
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Dict, Iterable, Set, Tuple
 
 from . import types
@@ -14,6 +15,10 @@ from .parser import (FileSyntax, ParameterSyntax, PragmaSyntax, ProbeSyntax, Pro
 
 # The most arguments sys/sdt.h and libbpf read.
 MAX_ARGUMENTS = 12
+
+# The arguments bpftrace 0.17 reads from a usdt probe: arg0..arg5. It rejects arg6..arg9
+# ("x86_64 doesn't support arg6") and knows no arg10.
+BPFTRACE_ARGUMENTS_READ = 6
 
 # The file's typedefs: name -> the type words it stands for.
 Typedefs = Dict[str, Tuple[str, ...]]
@@ -54,20 +59,20 @@ class Argument:
     location: SourceLocation
     cxx_function: str         # the C++ function taking it, for messages: `myapp::request_start`
 
-    @property
+    @cached_property
     def macro_parameter(self) -> str:
         return f"arg{self.index}"
 
-    @property
+    @cached_property
     def cxx_template_parameter(self) -> str:
         return f"UsdtArg{self.index}"
 
-    @property
+    @cached_property
     def cxx_prepared_name(self) -> str:
         """The local holding the prepared argument: it must live until the probe site runs."""
         return f"usdt_argument_{self.index}"
 
-    @property
+    @cached_property
     def cxx_holder(self) -> str:
         """The runtime class that checks, prepares and converts this argument in the C++ API."""
         parameter = self.cxx_template_parameter
@@ -75,7 +80,7 @@ class Argument:
             return f"usdt::detail::integer_argument<{self.type.c_type}, {parameter}>"
         return f"usdt::detail::{self.type.kind}_argument<{parameter}>"
 
-    @property
+    @cached_property
     def cxx_requirement(self) -> str:
         """The static_assert message when the C++ API gets a value this argument cannot take."""
         accepted = {
@@ -87,7 +92,7 @@ class Argument:
         }[self.type.kind]
         return f"{self.cxx_function}: argument {self.index} '{self.name}' ({self.type.declared}) takes {accepted}"
 
-    @property
+    @cached_property
     def spec(self) -> str:
         """`[-]SIZE@%N` as C string-literal tokens: the compiler substitutes operand N's register.
 
@@ -100,6 +105,56 @@ class Argument:
             return f'"{self.type.spec_prefix}@%" USDT_NARROW_REGISTER "{self.index}"'
         return f'"{self.type.spec_prefix}@%{self.index}"'
 
+    # How the tracer scripts print the argument: a printf conversion and the value it takes.
+    # bpftrace and SystemTap hand printf 64-bit values already sign- or zero-extended from
+    # the note's size, so every integer is printed whole with the note's signedness.
+
+    @cached_property
+    def bpftrace_format(self) -> str:
+        """In a bpftrace printf format: `%d` would print only the low 32 bits."""
+        return {
+            types.INTEGER: "%lld" if self.type.signed else "%llu",
+            types.BOOLEAN: "%s",
+            types.STRING: '\\"%s\\"',
+            types.POINTER: "0x%lx",
+        }[self.type.kind]
+
+    @cached_property
+    def bpftrace_value(self) -> str:
+        register = f"arg{self.index}"
+        return {
+            types.INTEGER: register,
+            types.BOOLEAN: f'{register} ? "true" : "false"',
+            types.STRING: f"str({register})",
+            types.POINTER: register,
+        }[self.type.kind]
+
+    @cached_property
+    def systemtap_format(self) -> str:
+        """In a SystemTap printf format; user_string_quoted() adds the quotes."""
+        return {
+            types.INTEGER: "%d" if self.type.signed else "%u",
+            types.BOOLEAN: "%s",
+            types.STRING: "%s",
+            types.POINTER: "0x%x",
+        }[self.type.kind]
+
+    @cached_property
+    def systemtap_value(self) -> str:
+        """SystemTap numbers a probe's arguments from $arg1."""
+        register = f"$arg{self.index + 1}"
+        return {
+            types.INTEGER: register,
+            types.BOOLEAN: f'{register} ? "true" : "false"',
+            types.STRING: f"user_string_quoted({register})",
+            types.POINTER: register,
+        }[self.type.kind]
+
+    @cached_property
+    def perf_name(self) -> str:
+        """What perf calls the argument: it numbers them from arg1."""
+        return f"arg{self.index + 1}"
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -109,73 +164,126 @@ class Probe:
     location: SourceLocation
     has_semaphore: bool       # without one, the site is only the nop and is-enabled is always true
 
-    @property
+    @cached_property
     def macro_name(self) -> str:
         """As systemtap's `dtrace -h` names it: PROVIDER_PROBE, with `__` -> `_`."""
         return f"{self.provider.upper()}_{self.name.replace('__', '_').upper()}"
 
-    @property
+    @cached_property
     def enabled_macro_name(self) -> str:
         return self.macro_name + "_ENABLED"
 
-    @property
+    @cached_property
     def semaphore_name(self) -> str:
         """As systemtap's `dtrace -h` names it, so existing code that references it links."""
         return f"{self.provider}_{self.name}_semaphore"
 
-    @property
+    @cached_property
     def cxx_name(self) -> str:
         return cxx_function_name(self.name)
 
-    @property
+    @cached_property
     def cxx_enabled_name(self) -> str:
         return self.name.replace("__", "_") + "_enabled"
 
-    @property
+    @cached_property
     def cxx_lazy_name(self) -> str:
         return self.name.replace("__", "_") + "_lazy"
 
-    @property
+    @cached_property
     def cxx_lazy_requirement(self) -> str:
         """The static_assert message when a lazy probe's callable returns the wrong thing."""
         count = len(self.arguments)
         return (f"{cxx_identifier(self.provider)}::{self.cxx_lazy_name}: the callable must return "
                 f"std::make_tuple(...) of {count} argument{'s' if count != 1 else ''}")
 
-    @property
+    @cached_property
     def enabled_expression(self) -> str:
         """What the `_ENABLED()` macro expands to."""
         if self.has_semaphore:
             return f"USDT_SEMAPHORE_ACTIVE({self.semaphore_name})"
         return "USDT_ALWAYS_ACTIVE"
 
-    @property
+    @cached_property
     def site_macro(self) -> str:
         return "USDT_PROBE" if self.has_semaphore else "USDT_PROBE_WITHOUT_SEMAPHORE"
 
-    @property
+    @cached_property
     def site_semaphore_operand(self) -> str:
         """The site macro's semaphore argument and its comma, or nothing."""
         return f"{self.semaphore_name}, " if self.has_semaphore else ""
 
-    @property
+    @cached_property
     def site_clobbers(self) -> str:
         """String arguments need the memory they point to written before the site."""
         if any(argument.type.kind == types.STRING for argument in self.arguments):
             return "USDT_STRING_CLOBBERS"
         return ""
 
-    @property
+    @cached_property
     def argument_spec(self) -> str:
         """All argument specs, space separated, as adjacent C string literals."""
         # Joining `"a"` and `"b"` with a space inside the literals: `"a b"`.
         return '" "'.join(argument.spec for argument in self.arguments).replace('"" ""', " ") or '""'
 
-    @property
+    @cached_property
     def signature(self) -> str:
         """The declaration as a comment: `uint64_t id, const char * path`."""
         return ", ".join(
             f"{argument.type.declared} {argument.name}".strip() for argument in self.arguments)
+
+    # Argument lists the header prints on one line, joined here: a template loop per list and
+    # probe made rendering the larger part of generating 10,000 probes.
+
+    @cached_property
+    def macro_parameters(self) -> str:
+        """`arg0, arg1`"""
+        return ", ".join(argument.macro_parameter for argument in self.arguments)
+
+    @cached_property
+    def macro_operands(self) -> str:
+        """`USDT_ARG(uint64_t, arg0) USDT_ARG(const char *, arg1)`"""
+        return " ".join(f"USDT_ARG({argument.type.c_type}, {argument.macro_parameter})"
+                        for argument in self.arguments)
+
+    @cached_property
+    def cxx_template_parameters(self) -> str:
+        """`typename UsdtArg0, typename UsdtArg1`"""
+        return ", ".join(f"typename {argument.cxx_template_parameter}" for argument in self.arguments)
+
+    @cached_property
+    def cxx_parameters(self) -> str:
+        """`const UsdtArg0 &id, const UsdtArg1 &path`"""
+        return ", ".join(f"const {argument.cxx_template_parameter} &{argument.name}" for argument in self.arguments)
+
+    @cached_property
+    def cxx_any_costly(self) -> str:
+        """Whether some argument is prepared only while traced, as a C++ constant expression."""
+        return " || ".join(f"{argument.cxx_holder}::costly" for argument in self.arguments)
+
+    @cached_property
+    def cxx_prepared_values(self) -> str:
+        """`usdt_argument_0.get(), usdt_argument_1.get()`"""
+        return ", ".join(f"{argument.cxx_prepared_name}.get()" for argument in self.arguments)
+
+    @cached_property
+    def cxx_lazy_values(self) -> str:
+        """`std::get<0>(usdt_arguments), std::get<1>(usdt_arguments)`"""
+        return ", ".join(f"std::get<{argument.index}>(usdt_arguments)" for argument in self.arguments)
+
+    @cached_property
+    def bpftrace_arguments(self) -> Tuple[Argument, ...]:
+        """The arguments a bpftrace script can print."""
+        return self.arguments[:BPFTRACE_ARGUMENTS_READ]
+
+    @cached_property
+    def bpftrace_unread_arguments(self) -> Tuple[Argument, ...]:
+        return self.arguments[BPFTRACE_ARGUMENTS_READ:]
+
+    @cached_property
+    def perf_event(self) -> str:
+        """The event `perf probe` creates from the note."""
+        return f"sdt_{self.provider}:{self.name}"
 
 
 @dataclass(frozen=True)
@@ -184,9 +292,14 @@ class Provider:
     probes: Tuple[Probe, ...]
     location: SourceLocation
 
-    @property
+    @cached_property
     def cxx_namespace(self) -> str:
         return cxx_identifier(self.name)
+
+    @cached_property
+    def perf_group(self) -> str:
+        """perf's event group for the provider's probes."""
+        return f"sdt_{self.name}"
 
 
 @dataclass(frozen=True)
@@ -195,18 +308,33 @@ class ProviderFile:
     stem: str                 # base name without `.d`: names the outputs and the guard
     providers: Tuple[Provider, ...]
 
-    @property
+    @cached_property
     def include_guard(self) -> str:
         safe = "".join(c if c.isalnum() else "_" for c in self.stem.upper())
         return f"USDT_GENERATED_{safe}_H"
 
-    @property
+    @cached_property
     def probes(self) -> Tuple[Probe, ...]:
         return tuple(probe for provider in self.providers for probe in provider.probes)
 
-    @property
+    @cached_property
     def semaphore_probes(self) -> Tuple[Probe, ...]:
         return tuple(probe for probe in self.probes if probe.has_semaphore)
+
+    # The tracer scripts' file names, as usdt_add_provider names them; the scripts' usage
+    # comments print them.
+
+    @cached_property
+    def bpftrace_script_name(self) -> str:
+        return f"{self.stem}.bt"
+
+    @cached_property
+    def systemtap_script_name(self) -> str:
+        return f"{self.stem}.stp"
+
+    @cached_property
+    def perf_script_name(self) -> str:
+        return f"{self.stem}.perf.sh"
 
 
 def build(syntax: FileSyntax, source_name: str, path: str, semaphores: bool = True) -> ProviderFile:
