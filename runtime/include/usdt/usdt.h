@@ -188,7 +188,7 @@ active:
 
 #endif /* USDT_HAVE_PROBES */
 
-#ifdef __cplusplus
+#if defined(__cplusplus) && !defined(USDT_NO_CXX_API)
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -373,6 +373,6 @@ class string_argument<T, format_kind> {
 
 } /* namespace detail */
 } /* namespace usdt */
-#endif /* __cplusplus */
+#endif /* __cplusplus && !USDT_NO_CXX_API */
 
 #endif /* USDT_USDT_H */

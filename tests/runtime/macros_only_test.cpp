@@ -1,0 +1,34 @@
+/*
+ * USDT_NO_CXX_API in a C++ translation unit: the macros work as in C, and the typed API,
+ * whose templates cost compile time, is not declared at all.
+ */
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#define USDT_NO_CXX_API
+#include "runtime_probes.h"
+#include "self_elf.h"
+
+#include <set>
+#include <string>
+
+// With the typed API these would clash with the template functions of the same names.
+namespace myapp {
+int request_start = 0;
+}
+namespace usdt {
+int detail = 0;
+}
+
+TEST_CASE("the macros fire and are enabled as in C") {
+    MYAPP_REQUEST_START(uint64_t{1}, "/macros");
+    REGISTER_DONE(2u);
+    CHECK_FALSE(MYAPP_REQUEST_START_ENABLED());
+    std::set<std::string> probes;
+    for (const ProbeNote &note : self_probe_notes()) {
+        probes.insert(note.provider + ":" + note.name);
+    }
+    CHECK(probes == std::set<std::string>{"myapp:request__start", "register:done"});
+    CHECK(myapp::request_start == 0);
+    CHECK(usdt::detail == 0);
+}
