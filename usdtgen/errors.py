@@ -10,7 +10,13 @@ class SourceLocation:
     column: int
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}"
+        return f"{printable(self.path)}:{self.line}:{self.column}"
+
+
+def printable(text: str) -> str:
+    """`text` with the characters that are not printable escaped (`\\n`, `\\x1b`): a file name
+    from a line marker, or a stray character, must not split or colour the one-line message."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 class GeneratorError(Exception):

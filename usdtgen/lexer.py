@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from .errors import GeneratorError, SourceLocation
+from .errors import GeneratorError, SourceLocation, printable
 
 IDENTIFIER = "identifier"
 PUNCTUATION = "punctuation"
@@ -37,7 +37,7 @@ class Token:
     location: SourceLocation
 
     def describe(self) -> str:
-        return "end of file" if self.kind == END else f"'{self.text}'"
+        return "end of file" if self.kind == END else f"'{printable(self.text)}'"
 
 
 def tokenize(text: str, path: str) -> Iterator[Token]:
@@ -79,7 +79,8 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
             if marker:
                 # The marker names the line that follows it.
                 line = int(marker.group(1)) - 1
-                if marker.group(2) is not None:
+                # An empty name (`# 5 ""`) would leave messages without a file: keep the current one.
+                if marker.group(2):
                     path = _unquote(marker.group(2))
                 position = marker.end()
             elif _USDT_PRAGMA_RE.match(text, position):
@@ -103,7 +104,7 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
                 word = _OTHER_RE.match(text, position)
                 kind = OTHER
             if not word:
-                raise GeneratorError(here(), f"unexpected character '{character}'")
+                raise GeneratorError(here(), f"unexpected character '{printable(character)}'")
             yield Token(kind, word.group(0), here())
             position = word.end()
 

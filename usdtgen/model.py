@@ -4,6 +4,7 @@
 function named after what it checks. Templates only print what is here.
 """
 
+import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, Set, Tuple
 
@@ -385,12 +386,14 @@ def build(syntax: FileSyntax, source_name: str, path: str, semaphores: bool = Tr
     """Builds and checks the model. `semaphores` is the flavour of probes no `#pragma usdt`
     names. Raises GeneratorError at the first problem."""
     check_file_declares_providers(syntax, path)
+    check_file_name_includable(source_name, path)
     check_unique(((p.name, p.location) for p in syntax.providers), "provider")
     has_semaphore = _semaphore_flavours(syntax, semaphores)
     typedefs = {typedef.name: typedef.type_words for typedef in syntax.typedefs}
     providers = tuple(_provider(provider, has_semaphore, typedefs) for provider in syntax.providers)
     model = ProviderFile(source_name, _stem(source_name), providers)
     check_generated_names_unique(model)
+    check_generated_names_free(model, typedefs)
     return model
 
 
@@ -459,6 +462,15 @@ def check_file_declares_providers(syntax: FileSyntax, path: str) -> None:
                              "no provider declared; expected 'provider NAME { probe NAME(TYPE, ...); };'")
 
 
+def check_file_name_includable(source_name: str, path: str) -> None:
+    """The semaphore source includes the header as `#include "STEM.h"`, where a quote cannot
+    be escaped and a backslash means what the compiler wants."""
+    if any(character in '"\\' or not character.isprintable() for character in source_name):
+        raise GeneratorError(SourceLocation(path, 1, 1), f"the file name {source_name!r} cannot stand in an "
+                                                         "#include line (no quotes, backslashes or control "
+                                                         "characters); rename the file")
+
+
 def check_provider_declares_probes(syntax: ProviderSyntax) -> None:
     if not syntax.probes:
         raise GeneratorError(syntax.location, f"provider '{syntax.name}' declares no probes")
@@ -520,3 +532,41 @@ def check_generated_names_unique(model: ProviderFile) -> None:
                         probe.location,
                         f"probe '{probe.provider}:{probe.name}' and probe '{other.provider}:{other.name}' "
                         f"(declared at {other.location}) would both generate '{name}'; rename one of them")
+
+
+# Macros the generated header's includes (<stdint.h>, <stddef.h>, <stdbool.h>, usdt/usdt.h)
+# or GNU compilers (`linux`, `unix`) define: a generated name equal to one is replaced by
+# the preprocessor, or redefines it.
+_DEFINED_MACROS = re.compile(
+    r"U?INT(?:8|16|32|64|PTR|MAX)_(?:MIN|MAX|C)|U?INT_(?:LEAST|FAST)(?:8|16|32|64)_(?:MIN|MAX)|"
+    r"(?:SIZE|PTRDIFF|SIG_ATOMIC|WCHAR|WINT)_(?:MIN|MAX)|NULL|offsetof|true|false|bool|linux|unix|"
+    r"_?USDT_\w*")
+
+
+def check_generated_names_free(model: ProviderFile, typedefs: Typedefs) -> None:
+    """Every name the generated code declares is free for it to take: not reserved for the C
+    implementation, not a macro or a type the header sees, not the runtime's or the C++
+    API's own (`provider usdt` would add to the runtime's namespace `usdt`)."""
+    types_seen = set(types.NAMED_INTEGERS) | set(typedefs)
+    for provider in model.providers:
+        named = [(f"provider '{provider.name}'", provider.location, (provider.cxx_namespace,))]
+        named += [(f"probe '{probe.provider}:{probe.name}'", probe.location,
+                   (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name, probe.cxx_name,
+                    probe.cxx_enabled_name, probe.cxx_lazy_name)) for probe in provider.probes]
+        named += [(f"argument '{argument.name}'", argument.location, (argument.name,))
+                  for probe in provider.probes for argument in probe.arguments]
+        for what, location, generated_names in named:
+            for generated in generated_names:
+                if re.match(r"_[A-Z_]", generated):
+                    raise GeneratorError(location, f"{what} would generate '{generated}', a name reserved "
+                                                   "for the C implementation (it starts with '__' or '_' and a "
+                                                   "capital letter); rename it")
+                if _DEFINED_MACROS.fullmatch(generated):
+                    raise GeneratorError(location, f"{what} would generate '{generated}', which the generated "
+                                                   "header's includes or the compiler define as a macro; rename it")
+                if generated in types_seen:
+                    raise GeneratorError(location, f"{what} would generate '{generated}', the name of a type "
+                                                   "the generated code uses; rename it")
+                if generated == "usdt" or generated.startswith(("UsdtArg", "UsdtMake")):
+                    raise GeneratorError(location, f"{what} would generate '{generated}', a name the generated "
+                                                   "C++ API uses itself; rename it")

@@ -50,6 +50,9 @@ KEYWORD_INTEGERS = {
     "long long": (8, True), "unsigned long long": (8, False),
 }
 
+# More words than any meaningful type has (`const unsigned long long int * const *`).
+MAX_TYPE_WORDS = 64
+
 _QUALIFIERS = {"const", "volatile"}
 _INTEGER_WORDS = {"signed", "unsigned", "char", "short", "int", "long"}
 _FLOATING = {"float", "double", "_Float32", "_Float64", "_Float128", "__float128"}
@@ -66,10 +69,10 @@ def resolve(words: Sequence[str], location: SourceLocation,
     """Resolves the type words of one parameter (identifiers and '*'), through the file's
     typedefs (name -> type words). Raises GeneratorError."""
     declared = re.sub(r"\* (?=\*)", "*", " ".join(words))
-    words = _expand_typedefs(words, typedefs, ())
+    fail = _failer(location, declared)
+    words = _expand_typedefs(words, typedefs, fail)
     pointer_depth = words.count("*")
     base = [word for word in words if word != "*" and word not in _QUALIFIERS]
-    fail = _failer(location, declared)
 
     if not base:
         fail("a type is missing: 'const' and 'volatile' only qualify one")
@@ -105,13 +108,20 @@ def resolve(words: Sequence[str], location: SourceLocation,
     raise AssertionError("unreachable")
 
 
-def _expand_typedefs(words: Sequence[str], typedefs: Mapping[str, Sequence[str]], expanding) -> List[str]:
+def _expand_typedefs(words: Sequence[str], typedefs: Mapping[str, Sequence[str]], fail) -> List[str]:
+    """The words with typedef names replaced by what they stand for, a name inside its own
+    expansion left as it is. A stack, not recursion: a chain of 10,000 typedefs is fine; and a
+    limit, because typedefs that each repeat the previous one twice grow exponentially."""
     expanded: List[str] = []
-    for word in words:
+    pending = [(word, ()) for word in reversed(words)]
+    while pending:
+        word, expanding = pending.pop()
         if word in typedefs and word not in expanding:
-            expanded.extend(_expand_typedefs(typedefs[word], typedefs, (*expanding, word)))
+            pending.extend((inner, (*expanding, word)) for inner in reversed(typedefs[word]))
         else:
             expanded.append(word)
+            if len(expanded) > MAX_TYPE_WORDS:
+                fail(f"its typedefs expand to more than {MAX_TYPE_WORDS} words")
     return expanded
 
 

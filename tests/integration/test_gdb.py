@@ -7,7 +7,6 @@ The guarded probe under gdb: test_guarded.py.
 import unittest
 
 import built_programs
-import elf_notes
 import expected
 import gdb_probes
 from usdt_testing import main, require_tracer
