@@ -80,6 +80,7 @@ class FindPackageConsumerTest(unittest.TestCase):
         cls.expected_usdt_dir = str(prefix / setup.options.libdir / "cmake" / "usdt")
         package.build(build)
         cls.kvserver = build / "kvserver"
+        cls.bpftrace_script = build / "kvserver.usdt" / "kvserver.bt"
 
     def test_found_the_installed_package(self):
         self.assertEqual(self.usdt_dir, self.expected_usdt_dir)
@@ -99,6 +100,11 @@ class FindPackageConsumerTest(unittest.TestCase):
         self.assertEqual({name: package.argument_sizes(arguments) for _, name, arguments in notes},
                          EXPECTED_ARGUMENTS)
         self.assertEqual({provider for provider, _, _ in notes}, {"kvserver"})
+
+    def test_generates_the_bpftrace_script_from_the_installed_templates(self):
+        script = self.bpftrace_script.read_text()
+        self.assertIn("\nusdt:$1:kvserver:request__start\n", script)
+        self.assertIn(' kvserver:request__start id=%llu op=\\"%s\\" key=\\"%s\\"\\n",\n', script)
 
     def test_gdb_reads_every_probe_argument(self):
         usdt_testing.require_tracer(self, "gdb", needs_root=False)

@@ -161,6 +161,16 @@ class ConfigureErrorTest(CMakeProjectTestCase):
             "not_a_provider_file",
             r"^usdt_add_provider: 'probes\.txt' is neither a \.d provider file nor a keyword")
 
+    def test_unknown_tracer(self):
+        self.assertConfigureFails(
+            "unknown_tracer", r"^usdt_add_provider: 'dtrace' after TRACER_SCRIPTS is not a tracer; "
+                              r"expected one or more of bpftrace, systemtap, perf\.")
+
+    def test_tracer_scripts_without_tracer(self):
+        self.assertConfigureFails(
+            "tracer_scripts_without_tracer",
+            r"^usdt_add_provider: TRACER_SCRIPTS names no tracer; expected one or more of bpftrace, systemtap, perf\.")
+
     def test_python_without_jinja2_is_refused_at_find_package(self):
         # /bin/false stands for an interpreter that cannot `import jinja2`.
         self.assertConfigureFails(
