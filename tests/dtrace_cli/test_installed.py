@@ -1,0 +1,101 @@
+"""The installed usdt-dtrace and usdt.pc, as a Makefile project uses them, before and after
+moving the prefix.
+
+Installs the usdt build under test into a scratch prefix with `cmake --install`, then, from
+there: `usdt-dtrace -h` and `-G` on programs/semantics.d, and programs/semantics.c compiled and
+linked with `pkg-config --cflags --libs usdt` (PKG_CONFIG_PATH into the prefix). The program
+must run and carry its probes. The same again after the prefix moved, and through a symlink
+to the command. Running the command must not write into the prefix (no __pycache__).
+"""
+
+import os
+import shutil
+import unittest
+from pathlib import Path
+
+import dtrace_support as support
+from dtrace_support import files_in
+import elf_notes
+import usdt_testing
+from test_semantics import PROGRAMS, UNTRACED_OUTPUT, WARNINGS
+
+
+def add_options(parser):
+    parser.add_argument("--build-dir", type=Path, required=True)
+    parser.add_argument("--cmake", default="cmake")
+    parser.add_argument("--libdir", default="lib", help="CMAKE_INSTALL_LIBDIR of the usdt build")
+    parser.add_argument("--config", default="")
+
+
+def normalized(flag: str) -> str:
+    return flag[:2] + os.path.normpath(flag[2:]) if flag[:2] in ("-I", "-L") else flag
+
+
+class InstalledTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        options = support.OPTIONS
+        cls.prefix = options.work_dir / "prefix"
+        cls.install(cls.prefix)
+        cls.installed_files = files_in(cls.prefix)
+
+    @staticmethod
+    def install(prefix: Path):
+        options = support.OPTIONS
+        config = ["--config", options.config] if options.config else []
+        support.run([options.cmake, "--install", options.build_dir, "--prefix", prefix, *config])
+
+    def build_with(self, prefix: Path, command: Path, name: str) -> Path:
+        """Generates and builds semantics.c as a Makefile would, with `command` and `prefix`'s usdt.pc."""
+        directory = support.work_directory(name)
+        shutil.copy(PROGRAMS / "semantics.d", directory)
+        # CTest's PYTHONPATH names the source tree: the installed command must do without.
+        environment = {"PYTHONPATH": "", "CC": "cc"}
+        for mode in ("-h", "-G"):
+            result = support.usdt_dtrace(["-C", mode, "-s", "semantics.d"], directory, command, environment)
+            self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
+        environment = {"PKG_CONFIG_PATH": str(prefix / support.OPTIONS.libdir / "pkgconfig")}
+        flags = support.run(["pkg-config", "--cflags", "--libs", "usdt"], environment=environment).stdout.split()
+        # usdt.pc finds the prefix from its own directory: `<prefix>/lib/pkgconfig/../..`.
+        self.assertEqual([normalized(flag) for flag in flags],
+                         [f"-I{prefix}/include", f"-L{prefix}/{support.OPTIONS.libdir}", "-lusdt_runtime"])
+        program = directory / "semantics"
+        support.run(["cc", "-std=c99", "-O2", *WARNINGS, "-I.", PROGRAMS / "semantics.c", "semantics.o", *flags,
+                     "-o", program], cwd=directory)
+        return program
+
+    def assert_serves_a_makefile_project(self, prefix: Path, command: Path, name: str):
+        program = self.build_with(prefix, command, name)
+        self.assertEqual(support.run([program]).stdout, UNTRACED_OUTPUT)
+        self.assertEqual({note.name for note in elf_notes.notes(str(program))}, {"done", "nothing", "request__start"})
+        # The command wrote nothing into the prefix.
+        self.assertEqual(files_in(prefix), self.installed_files)
+
+    def test_installs_the_command_and_the_pkg_config_file(self):
+        self.assertIn("bin/usdt-dtrace", self.installed_files)
+        self.assertIn(f"{support.OPTIONS.libdir}/pkgconfig/usdt.pc", self.installed_files)
+        self.assertTrue((self.prefix / "bin" / "usdt-dtrace").stat().st_mode & 0o111)
+        environment = {"PKG_CONFIG_PATH": str(self.prefix / support.OPTIONS.libdir / "pkgconfig")}
+        version = support.run(["pkg-config", "--modversion", "usdt"], environment=environment).stdout
+        self.assertEqual(version, "0.1.0\n")
+
+    def test_installed_command_serves_a_makefile_project(self):
+        self.assert_serves_a_makefile_project(self.prefix, self.prefix / "bin" / "usdt-dtrace", "installed")
+
+    def test_through_a_symlink(self):
+        links = support.work_directory("links")
+        (links / "usdt-dtrace").symlink_to(self.prefix / "bin" / "usdt-dtrace")
+        self.assert_serves_a_makefile_project(self.prefix, links / "usdt-dtrace", "symlinked")
+
+    def test_a_moved_prefix_still_serves_a_makefile_project(self):
+        original = support.OPTIONS.work_dir / "original-prefix"
+        self.install(original)
+        moved = support.OPTIONS.work_dir / "elsewhere" / "usdt"
+        moved.parent.mkdir()
+        original.rename(moved)  # the original path is gone: anything still pointing there fails
+        self.assert_serves_a_makefile_project(moved, moved / "bin" / "usdt-dtrace", "moved")
+
+
+if __name__ == "__main__":
+    support.parse_arguments(add_options)
+    usdt_testing.main()

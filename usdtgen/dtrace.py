@@ -1,0 +1,258 @@
+"""`usdt-dtrace`: systemtap's `dtrace` command line (-h header, -G object) over the generator.
+
+Build systems written for systemtap swap `DTRACE=dtrace` for `DTRACE=usdt-dtrace`:
+
+    usdt-dtrace [-C] [-I DIR] [-D NAME[=VALUE]] [-U NAME] -h -s probes.d [-o probes.h]
+    usdt-dtrace [-C] [-I DIR] [-D NAME[=VALUE]] [-U NAME] -G -s probes.d [-o probes.o] [OBJECT...]
+
+-h writes the generator's header. -G compiles, with $CC $CFLAGS -fPIC -c, an object that
+defines the semaphores and `.stapsdt.base`, so a Makefile needs no library besides it.
+Options systemtap's dtrace and Solaris dtrace users pass that mean nothing here are
+accepted and ignored (IGNORED_OPTIONS). Usage errors print `usdt-dtrace: error: ...` and
+exit 2; errors in the provider file print `file:line:col: error: ...` and exit 1, and then
+no output file is left behind.
+"""
+
+import contextlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, List, Mapping, Optional, Sequence
+
+from . import VERSION, cli, preprocess
+from .errors import GeneratorError
+
+PROGRAM = "usdt-dtrace"
+
+USAGE = (f"usage: {PROGRAM} (-h | -G) -s FILE.d [-o FILE] [-C] [-I DIR] [-D NAME[=VALUE]] [-U NAME] "
+         "[OBJECT...]")
+
+HELP = f"""{USAGE}
+
+Generates USDT probes from a DTrace provider file, as systemtap's dtrace does.
+
+  -h            write a C/C++ header with the probe macros (default output: FILE.h)
+  -G            compile an object defining the probes' semaphores and .stapsdt.base
+                with $CC (default cc) $CFLAGS -fPIC -c (default output: FILE.o)
+  -s FILE.d     the provider file
+  -o FILE       the output file
+  -C            run the C preprocessor over the provider file (implied when it has
+                directives); it is $CC when that is one word, cc otherwise
+  -I DIR, -D NAME[=VALUE], -U NAME
+                preprocessor options, also passed to the compiler for -G
+  -x ARG, -k, -q, -32, -64, -fpic, -fPIC, --types, --no-pyparsing
+                accepted for compatibility and ignored
+  OBJECT...     object files (`dtrace -G -s FILE.d a.o b.o`) are ignored
+  --help        print this help
+  --version     print the version
+
+The header includes <usdt/usdt.h>: compile with `pkg-config --cflags usdt`.
+"""
+
+RUNTIME_DIRECTORY = Path(__file__).resolve().parent.parent / "runtime"
+RUNTIME_INCLUDE_DIRECTORY = RUNTIME_DIRECTORY / "include"
+STAPSDT_BASE_SOURCE = RUNTIME_DIRECTORY / "src" / "stapsdt_base.c"
+
+# Options that mean something to systemtap's or Solaris' dtrace but nothing here.
+IGNORED_OPTIONS = frozenset({"-k", "-q", "-32", "-64", "-fpic", "-fPIC", "--types", "--no-pyparsing"})
+# `-x nolibs` and `-xnolibs` (Solaris dtrace compiler options, given by Node.js and others).
+IGNORED_OPTIONS_WITH_ARGUMENT = frozenset({"-x"})
+# Passed to the preprocessor and the compiler; joined (`-Idir`) or split (`-I dir`).
+PREPROCESSOR_OPTIONS = frozenset({"-I", "-D", "-U"})
+
+MODE_OPTIONS = {"-h": "header", "-G": "object"}
+DEFAULT_SUFFIXES = {"header": ".h", "object": ".o"}
+
+
+class UsageError(Exception):
+    """A command line that cannot be run; reported with the usage line, exit status 2."""
+
+
+class ObjectFailed(Exception):
+    """The -G object could not be built; the message says why (after the compiler's own)."""
+
+
+@dataclass
+class Invocation:
+    mode: str = ""                       # "header" or "object"
+    provider_file: str = ""
+    output: str = ""
+    always_preprocess: bool = False      # -C
+    cpp_options: List[str] = field(default_factory=list)
+    action: str = "generate"             # or "help", "version"
+    compiler: List[str] = field(default_factory=lambda: ["cc"])   # $CC
+    flags: List[str] = field(default_factory=list)                # $CFLAGS
+
+    @property
+    def preprocessor(self) -> str:
+        """$CC when it is a single word; `ccache gcc` or `gcc -m32` cannot be the one command
+        the generator runs, and any C compiler preprocesses a .d file alike."""
+        return self.compiler[0] if len(self.compiler) == 1 else "cc"
+
+    @property
+    def output_path(self) -> Path:
+        """-o as given, or the provider file's base name without its extension + .h or .o."""
+        if self.output:
+            return Path(self.output)
+        stem = os.path.splitext(os.path.basename(self.provider_file))[0]
+        return Path(stem + DEFAULT_SUFFIXES[self.mode])
+
+
+def parse_command_line(argv: Sequence[str], environment: Mapping[str, str]) -> Invocation:
+    """Reads systemtap's dtrace options, and $CC and $CFLAGS. Raises UsageError."""
+    invocation = Invocation()
+    invocation.compiler = _words(environment, "CC") or invocation.compiler
+    # Backslash-newlines in CFLAGS come from Makefile line continuations (systemtap's PR21063).
+    invocation.flags = _words(environment, "CFLAGS", lambda text: re.sub(r"\\\r?\n", " ", text))
+    arguments = iter(argv)
+
+    def value_of(option: str) -> str:
+        value = next(arguments, None)
+        if value is None:
+            raise UsageError(f"option {option} needs an argument")
+        return value
+
+    for argument in arguments:
+        if argument in ("--help", "--version"):
+            invocation.action = argument[2:]
+            return invocation
+        if argument in MODE_OPTIONS:
+            mode = MODE_OPTIONS[argument]
+            if invocation.mode and invocation.mode != mode:
+                raise UsageError("-h and -G cannot be combined; run usdt-dtrace once for each")
+            invocation.mode = mode
+        elif argument in ("-s", "-o"):
+            value = value_of(argument)
+            attribute = "provider_file" if argument == "-s" else "output"
+            if getattr(invocation, attribute):
+                raise UsageError(f"{argument} given twice")
+            setattr(invocation, attribute, value)
+        elif argument == "-C":
+            invocation.always_preprocess = True
+        elif argument[:2] in PREPROCESSOR_OPTIONS:
+            option = argument[:2]
+            invocation.cpp_options.append(option + (argument[2:] or value_of(option)))
+        elif argument in IGNORED_OPTIONS:
+            pass
+        elif argument[:2] in IGNORED_OPTIONS_WITH_ARGUMENT:
+            if len(argument) == 2:
+                value_of(argument)
+        elif argument.startswith("-") and argument != "-":
+            raise UsageError(f"unknown option '{argument}'")
+        # Anything else is an object file, as `dtrace -G -s probes.d a.o b.o` passes (Solaris
+        # dtrace rewrites them; here the objects need nothing): ignored.
+    if not invocation.mode:
+        raise UsageError("give -h to generate a header or -G to build an object")
+    if not invocation.provider_file:
+        raise UsageError("no provider file: give -s FILE.d")
+    return invocation
+
+
+def _words(environment: Mapping[str, str], name: str, clean=lambda text: text) -> List[str]:
+    try:
+        return shlex.split(clean(environment.get(name, "")))
+    except ValueError as error:
+        raise UsageError(f"${name} is not a valid command line: {error}") from None
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    try:
+        invocation = parse_command_line(sys.argv[1:] if argv is None else argv, os.environ)
+    except UsageError as error:
+        print(f"{PROGRAM}: error: {error}\n{USAGE}", file=sys.stderr)
+        return 2
+    if invocation.action == "help":
+        sys.stdout.write(HELP)
+        return 0
+    if invocation.action == "version":
+        print(f"{PROGRAM} (usdt) {VERSION}")
+        return 0
+    output = invocation.output_path
+    try:
+        texts = cli.generate(invocation.provider_file, invocation.preprocessor, invocation.cpp_options,
+                             always_preprocess=invocation.always_preprocess, kinds=("header", "source"))
+        if invocation.mode == "header":
+            write_header(texts["header"], output)
+        else:
+            build_object(texts, output, invocation)
+    except GeneratorError as error:
+        print(error, file=sys.stderr)
+    except preprocess.PreprocessorFailed as failure:
+        sys.stderr.write(failure.diagnostics or f"{PROGRAM}: error: the C preprocessor '{invocation.preprocessor}' "
+                                                f"failed on {invocation.provider_file}\n")
+    except ObjectFailed as failure:
+        print(f"{PROGRAM}: error: {failure}", file=sys.stderr)
+    except OSError as error:
+        print(f"{PROGRAM}: error: cannot write {output}: {error.strerror}", file=sys.stderr)
+    else:
+        return 0
+    # A stale output from an earlier run must not let the build go on either.
+    with contextlib.suppress(OSError):
+        if not output.is_dir():
+            output.unlink()
+    return 1
+
+
+def object_source(texts) -> str:
+    """One translation unit: the header, the semaphore definitions and `.stapsdt.base`.
+
+    The header is inlined, not written to a temporary directory, so the object names no
+    temporary path (its debug information and file symbol stay reproducible).
+    """
+    # The semaphore source includes the header by its file name: the only quoted include.
+    definitions = re.sub(r'^#include "[^"]*"\n', "", texts["source"], flags=re.MULTILINE)
+    try:
+        base = STAPSDT_BASE_SOURCE.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ObjectFailed(f"cannot read {STAPSDT_BASE_SOURCE}: {error.strerror}") from None
+    return texts["header"] + definitions + base
+
+
+def build_object(texts, output: Path, invocation: Invocation) -> None:
+    """Compiles object_source() as systemtap's dtrace -G does: $CC -D.. -I.. $CFLAGS -fPIC -c.
+
+    Our runtime header directory comes first so that the object matches the generator even
+    when -I or $CFLAGS name another usdt install. Raises ObjectFailed.
+    """
+    source = object_source(texts)
+    compiler = invocation.compiler
+    with _replaced_atomically(output) as temporary:
+        command = [*compiler, f"-I{RUNTIME_INCLUDE_DIRECTORY}", *invocation.cpp_options, *invocation.flags,
+                   "-fPIC", "-x", "c", "-c", "-", "-o", str(temporary)]
+        try:
+            result = subprocess.run(command, input=source, text=True, check=False)
+        except OSError as error:
+            raise ObjectFailed(f"cannot run the C compiler '{compiler[0]}': {error.strerror}") from None
+        if result.returncode != 0:
+            raise ObjectFailed(f"'{compiler[0]}' failed to compile the semaphores for {output} "
+                               f"(exit status {result.returncode})")
+
+
+def write_header(text: str, output: Path) -> None:
+    with _replaced_atomically(output) as temporary:
+        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+
+
+@contextlib.contextmanager
+def _replaced_atomically(output: Path) -> Iterator[Path]:
+    """Yields a path to write; on success it replaces `output` in one rename, so readers and
+    a build interrupted midway see the old file or the new one, never half of one.
+
+    The path is in a private directory next to `output` (a rename cannot cross file
+    systems), where files get the permissions any new file would get (mkstemp's are 0600).
+    """
+    output.parent.mkdir(parents=True, exist_ok=True)
+    directory = Path(tempfile.mkdtemp(dir=output.parent, prefix=f".{output.name}."))
+    try:
+        temporary = directory / output.name
+        yield temporary
+        os.replace(temporary, output)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
