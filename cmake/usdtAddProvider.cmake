@@ -7,13 +7,15 @@ Adds USDT probes, declared in DTrace provider files, to a target::
   usdt_add_provider(<target> <file.d>...
                     [PUBLIC]
                     [NO_SEMAPHORES]
-                    [PREPROCESSOR_OPTIONS <option>...])
+                    [PREPROCESSOR_OPTIONS <option>...]
+                    [TRACER_SCRIPTS <tracer>...])
 
 For each ``<name>.d`` it generates, at build time, ``<name>.h`` (the probes: macros
 named as systemtap's ``dtrace -h`` names them, and a typed C++ API) and a source file
 defining the probes' semaphores, which it adds to ``<target>``. The header's directory
 is added to the target's include path and the target links ``usdt::runtime``.
-Editing a ``.d`` file, the generator or a template regenerates; nothing else does.
+Editing a ``.d`` file, a file it includes (with CMake 3.20 or later, or with Ninja), the
+generator or a template regenerates; nothing else does.
 
 ``<target>``
   An executable, a shared, static, module or object library. Several ``.d`` files per
@@ -36,6 +38,15 @@ Editing a ``.d`` file, the generator or a template regenerates; nothing else doe
   file that uses ``#include``, ``#define`` or ``#if``, as ``dtrace -C`` does. Relative
   ``-I`` paths are relative to the current source directory.
 
+``TRACER_SCRIPTS``
+  Also generate, next to each ``<name>.h``, scripts that print every probe of the file
+  with its arguments by name, for each ``<tracer>`` given: ``bpftrace`` (``<name>.bt``),
+  ``systemtap`` (``<name>.stp``), ``perf`` (``<name>.perf.sh``, which adds and deletes
+  the perf events). They are built with ``<target>`` and listed, as full paths, in its
+  ``USDT_TRACER_SCRIPTS`` property, for ``install(FILES)``. Each script takes the path of
+  the program or library that has the probes: ``bpftrace <name>.bt -c '<program>'
+  <program>``. Its top comment says how to run it.
+
 Probes are emitted on Linux for x86-64 and aarch64. Elsewhere, or where the compiler
 defines ``USDT_DISABLE`` (``target_compile_definitions(<target> PRIVATE USDT_DISABLE)``),
 they compile to nothing and every ``_ENABLED()`` check is false; the build never fails.
@@ -46,11 +57,24 @@ Example::
   add_executable(app main.cpp)
   usdt_add_provider(app probes.d)   # main.cpp: #include "probes.h"
 
+The same with a bpftrace script, ``app.usdt/probes.bt``, installed with the program::
+
+  usdt_add_provider(app probes.d TRACER_SCRIPTS bpftrace)
+  include(GNUInstallDirs)
+  install(TARGETS app)
+  get_target_property(app_scripts app USDT_TRACER_SCRIPTS)
+  install(FILES ${app_scripts} DESTINATION ${CMAKE_INSTALL_DATADIR}/app)
+
 The generator needs Python 3 with Jinja2. It is looked for when this module is
 included; set ``USDT_PYTHON_EXECUTABLE`` to choose the interpreter.
 #]=======================================================================]
 
 include_guard(GLOBAL)
+
+# The function keeps the policies of its definition: DEPFILE paths relative to the binary directory.
+if(POLICY CMP0116)
+  cmake_policy(SET CMP0116 NEW)
+endif()
 
 # Captured at include time (inside a function, CMAKE_CURRENT_LIST_DIR is the caller's), in
 # global properties because the caller may sit in any directory scope (add_subdirectory).
@@ -101,7 +125,7 @@ endfunction()
 _usdt_find_python()
 
 function(usdt_add_provider target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC;NO_SEMAPHORES" "" "PREPROCESSOR_OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC;NO_SEMAPHORES" "" "PREPROCESSOR_OPTIONS;TRACER_SCRIPTS")
   set(provider_files ${arg_UNPARSED_ARGUMENTS})
   if(NOT TARGET "${target}")
     message(FATAL_ERROR "usdt_add_provider: '${target}' is not a target; create it first (add_executable, add_library).")
@@ -111,8 +135,22 @@ function(usdt_add_provider target)
     message(FATAL_ERROR "usdt_add_provider: '${target}' is a ${type}; probes need a target that compiles code.")
   endif()
   if(NOT provider_files)
-    message(FATAL_ERROR "usdt_add_provider: no provider file given for '${target}'; usage: usdt_add_provider(<target> <file.d>... [PUBLIC] [NO_SEMAPHORES] [PREPROCESSOR_OPTIONS <option>...])")
+    message(FATAL_ERROR "usdt_add_provider: no provider file given for '${target}'; usage: usdt_add_provider(<target> <file.d>... [PUBLIC] [NO_SEMAPHORES] [PREPROCESSOR_OPTIONS <option>...] [TRACER_SCRIPTS <tracer>...])")
   endif()
+
+  # TRACER_SCRIPTS: each tracer's script ends in the matching extension; the generator's option is --<tracer>.
+  set(tracers bpftrace systemtap perf)
+  set(tracer_extensions .bt .stp .perf.sh)
+  list(JOIN tracers ", " tracer_names)
+  if("TRACER_SCRIPTS" IN_LIST arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "usdt_add_provider: TRACER_SCRIPTS names no tracer; expected one or more of ${tracer_names}.")
+  endif()
+  list(REMOVE_DUPLICATES arg_TRACER_SCRIPTS)
+  foreach(tracer IN LISTS arg_TRACER_SCRIPTS)
+    if(NOT tracer IN_LIST tracers)
+      message(FATAL_ERROR "usdt_add_provider: '${tracer}' after TRACER_SCRIPTS is not a tracer; expected one or more of ${tracer_names}.")
+    endif()
+  endforeach()
 
   # The semaphore definitions compile as C where the project enabled C, else as C++.
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
@@ -137,7 +175,7 @@ function(usdt_add_provider target)
   set(seen_stems "")
   foreach(provider_file IN LISTS provider_files)
     if(NOT provider_file MATCHES "\\.d$")
-      message(FATAL_ERROR "usdt_add_provider: '${provider_file}' is neither a .d provider file nor a keyword (PUBLIC, NO_SEMAPHORES, PREPROCESSOR_OPTIONS).")
+      message(FATAL_ERROR "usdt_add_provider: '${provider_file}' is neither a .d provider file nor a keyword (PUBLIC, NO_SEMAPHORES, PREPROCESSOR_OPTIONS, TRACER_SCRIPTS).")
     endif()
     get_filename_component(provider_file "${provider_file}" ABSOLUTE)
     get_filename_component(stem "${provider_file}" NAME_WLE)
@@ -151,18 +189,40 @@ function(usdt_add_provider target)
 
     set(header "${output_directory}/${stem}.h")
     set(source "${output_directory}/${stem}.usdt.${source_extension}")
+    set(scripts "")
+    set(script_options "")
+    foreach(tracer IN LISTS arg_TRACER_SCRIPTS)
+      list(FIND tracers "${tracer}" index)
+      list(GET tracer_extensions ${index} extension)
+      set(script "${output_directory}/${stem}${extension}")
+      list(APPEND scripts "${script}")
+      list(APPEND script_options "--${tracer}" "${script}")
+    endforeach()
     file(RELATIVE_PATH shown_header "${CMAKE_BINARY_DIR}" "${header}")
+    # The files the .d file #includes, as the preprocessor lists them. Makefile generators read a
+    # DEPFILE from CMake 3.20; older ones would reject it, and track only the .d file.
+    set(depfile_option "")
+    set(depfile_arguments "")
+    if(CMAKE_GENERATOR MATCHES "Ninja" OR CMAKE_VERSION VERSION_GREATER_EQUAL 3.20)
+      set(depfile_option --depfile "${output_directory}/${stem}.deps")
+      set(depfile_arguments DEPFILE "${output_directory}/${stem}.deps")
+    endif()
     add_custom_command(
-      OUTPUT "${header}" "${source}"
+      OUTPUT "${header}" "${source}" ${scripts}
       COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${generator_root}"
               "${USDT_PYTHON_EXECUTABLE}" -m usdtgen "${provider_file}"
-              --header "${header}" --source "${source}" --cc "${preprocessor}"
+              --header "${header}" --source "${source}" ${script_options} ${depfile_option} --cc "${preprocessor}"
               ${flavour_option} ${arg_PREPROCESSOR_OPTIONS}
       DEPENDS "${provider_file}" ${generator_files}
+      ${depfile_arguments}
       WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
       COMMENT "Generating USDT probes ${shown_header}"
       VERBATIM)
-    target_sources("${target}" PRIVATE "${header}" "${source}")
+    # The scripts are sources too, so that building the target generates them.
+    target_sources("${target}" PRIVATE "${header}" "${source}" ${scripts})
+    if(scripts)
+      set_property(TARGET "${target}" APPEND PROPERTY USDT_TRACER_SCRIPTS ${scripts})
+    endif()
   endforeach()
 
   if(arg_PUBLIC)

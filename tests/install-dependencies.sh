@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # Installs, with apt, what usdt needs on Debian 12 / Ubuntu: `build` to build and use it,
-# `tests` for the whole test suite as well. Installs only what is missing; needs root.
+# `tests` for the whole test suite as well, `bench` for bench/run.sh. Installs only what is
+# missing; needs root.
 set -euo pipefail
 
 build_packages=(cmake make gcc g++ binutils python3 python3-jinja2 bpftrace)
 test_packages=(clang lld mold gdb doctest-dev
                gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user gdb-multiarch
-               gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf)
+               gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf
+               systemtap-sdt-dev meson ninja-build pkg-config
+               clang-tidy python3-pyflakes valgrind
+               systemtap)
+# perf: Debian's linux-perf; Ubuntu packages it per kernel (linux-tools-$(uname -r)).
+if apt-cache show linux-perf >/dev/null 2>&1; then
+  test_packages+=(linux-perf)
+fi
 
 case "${1:-}" in
   build) wanted=("${build_packages[@]}") ;;
   tests) wanted=("${build_packages[@]}" "${test_packages[@]}") ;;
-  *) echo "usage: $0 build|tests" >&2; exit 2 ;;
+  bench) wanted=("${build_packages[@]}" clang libbenchmark-dev systemtap-sdt-dev valgrind) ;;
+  *) echo "usage: $0 build|tests|bench" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -6,10 +6,11 @@ outputs, so a build never goes on with a stale or half-written header.
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, Iterable, List, Optional
 
 from . import VERSION, lexer, model, parser, preprocess, render
 from .errors import GeneratorError, SourceLocation
@@ -17,36 +18,78 @@ from .errors import GeneratorError, SourceLocation
 
 def main(argv: Optional[List[str]] = None) -> int:
     arguments = _argument_parser().parse_args(argv)
-    outputs = {"header": arguments.header, "source": arguments.source}
+    outputs = {kind: getattr(arguments, kind) for kind in render.TEMPLATES}
     outputs = {kind: Path(path) for kind, path in outputs.items() if path}
-    try:
-        texts = generate(arguments.input, arguments.cc, arguments.cpp_options, not arguments.no_semaphores)
-    except GeneratorError as error:
-        _remove(outputs)
-        print(error, file=sys.stderr)
-        return 1
-    except preprocess.PreprocessorFailed as failure:
-        _remove(outputs)
-        sys.stderr.write(failure.diagnostics)
-        return 1
-    for kind, path in outputs.items():
-        _write_atomically(path, texts[kind])
+    removed_on_error = dict(outputs, depfile=Path(arguments.depfile)) if arguments.depfile else outputs
+    with tempfile.TemporaryDirectory(prefix="usdtgen-") as scratch:
+        cpp_options = list(arguments.cpp_options)
+        if arguments.depfile:
+            # The preprocessor lists what the .d file #includes; it only runs for a file with directives.
+            listed = Path(scratch, "listed.d")
+            cpp_options += ["-MD", "-MF", str(listed), "-MQ", _depfile_target(outputs, arguments.depfile)]
+        try:
+            texts = generate(arguments.input, arguments.cc, cpp_options, not arguments.no_semaphores,
+                             kinds=tuple(outputs))
+        except GeneratorError as error:
+            _remove(removed_on_error)
+            print(error, file=sys.stderr)
+            return 1
+        except preprocess.PreprocessorFailed as failure:
+            _remove(removed_on_error)
+            sys.stderr.write(failure.diagnostics)
+            return 1
+        writes = [(path, texts[kind]) for kind, path in outputs.items()]
+        if arguments.depfile:
+            dependencies = _listed_dependencies(listed) if listed.exists() else [arguments.input]
+            writes.append((Path(arguments.depfile), _depfile_text(
+                _depfile_target(outputs, arguments.depfile), dependencies)))
+        for path, text in writes:
+            try:
+                _write_atomically(path, text)
+            except OSError as error:
+                print(f"usdtgen: error: cannot write {path}: {error.strerror}", file=sys.stderr)
+                return 1
     return 0
 
 
-def generate(path: str, compiler: str = "cc", cpp_options: tuple = (), semaphores: bool = True) -> Dict[str, str]:
-    """Returns the rendered outputs for the provider file at `path`. Raises GeneratorError.
+def _depfile_target(outputs: Dict[str, Path], depfile: str) -> str:
+    # Ninja wants the depfile to name an output of the rule; the header is the one every build has.
+    return os.path.abspath(outputs.get("header") or next(iter(outputs.values()), depfile))
+
+
+def _listed_dependencies(listed: Path) -> List[str]:
+    """The prerequisites in the preprocessor's `-MF` file, which are relative to the working directory."""
+    words = re.findall(r"(?:\\.|[^\s\\])+", listed.read_text(encoding="utf-8").replace("\\\n", " "))
+    return [re.sub(r"\\(.)", r"\1", word).replace("$$", "$") for word in words if not word.endswith(":")]
+
+
+def _depfile_text(target: str, dependencies: List[str]) -> str:
+    # Absolute paths: CMake and Make read them the same whatever the generator's working directory was.
+    return " \\\n  ".join([_make_escaped(target) + ":",
+                            *(_make_escaped(os.path.abspath(path)) for path in dependencies)]) + "\n"
+
+
+def _make_escaped(path: str) -> str:
+    return path.replace("$", "$$").replace(" ", "\\ ").replace("#", "\\#")
+
+
+def generate(path: str, compiler: str = "cc", cpp_options: tuple = (), semaphores: bool = True,
+             always_preprocess: bool = False, kinds: Iterable[str] = tuple(render.TEMPLATES)) -> Dict[str, str]:
+    """Returns the rendered outputs of `kinds` (keys of render.TEMPLATES) for the provider file
+    at `path`. Raises GeneratorError.
 
     `semaphores`: whether probes that no `#pragma usdt` names get a semaphore.
+    `always_preprocess`: run the preprocessor even over a file without directives, as
+    `dtrace -C` does, so that `-D` macros reach it.
     """
     text = _read_source(path)
-    if preprocess.needs_preprocessor(text):
+    if always_preprocess or preprocess.needs_preprocessor(text):
         preprocessed = preprocess.preprocess(path, compiler, cpp_options)
         tokens = preprocess.restore_columns(lexer.tokenize(preprocessed, path))
     else:
         tokens = lexer.tokenize(text, path)
     syntax = parser.parse_tokens(tokens)
-    return render.render(model.build(syntax, os.path.basename(path), path, semaphores))
+    return render.render(model.build(syntax, os.path.basename(path), path, semaphores), kinds)
 
 
 def _read_source(path: str) -> str:
@@ -69,6 +112,15 @@ def _argument_parser() -> argparse.ArgumentParser:
     cli.add_argument("input", help="the provider file (.d)")
     cli.add_argument("--header", metavar="FILE", help="write the C/C++ header here")
     cli.add_argument("--source", metavar="FILE", help="write the semaphore definitions here")
+    cli.add_argument("--bpftrace", metavar="FILE",
+                     help="write a bpftrace script printing every probe with its arguments here (STEM.bt)")
+    cli.add_argument("--systemtap", metavar="FILE",
+                     help="write a SystemTap script printing every probe with its arguments here (STEM.stp)")
+    cli.add_argument("--perf", metavar="FILE",
+                     help="write a shell script adding and deleting the probes' perf events here (STEM.perf.sh)")
+    cli.add_argument("--depfile", metavar="FILE",
+                     help="write a Make-style list of the files the outputs depend on here: the .d file and "
+                          "what it #includes")
     cli.add_argument("--cc", default="cc", metavar="COMPILER",
                      help="C or C++ compiler driver used as the preprocessor (default: cc)")
     cli.add_argument("--no-semaphores", action="store_true",
@@ -91,10 +143,19 @@ def _write_atomically(path: Path, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
+        # mkstemp's 0600 would leave the outputs unreadable to anyone but the builder, such as a
+        # tracer script built by one user and run by another: give them a plain open()'s mode.
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def _umask() -> int:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
 
 
 def _remove(outputs: Dict[str, Path]) -> None:

@@ -142,6 +142,38 @@ class SuccessTest(CliTestCase):
                 self.assertNotRegex(text, r"\d{4}-\d\d-\d\d|\d\d:\d\d|\b20\d\d\b")
 
 
+class TracerScriptTest(CliTestCase):
+    """--bpftrace, --systemtap and --perf write the tracer scripts; an error removes them too."""
+    SCRIPTS = {"--bpftrace": "probes.bt", "--systemtap": "probes.stp", "--perf": "probes.perf.sh"}
+
+    def generate_scripts(self):
+        options = [item for option, name in self.SCRIPTS.items() for item in (option, self.directory / "out" / name)]
+        return self.usdtgen("probes.d", *options)
+
+    def test_scripts_alone(self):
+        self.write("probes.d", PROVIDERS)
+        result = self.generate_scripts()
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
+        out = self.directory / "out"
+        self.assertEqual(sorted(path.name for path in out.iterdir()), sorted(self.SCRIPTS.values()))
+        self.assertIn("\nusdt:$1:myapp:request__start\n", (out / "probes.bt").read_text())
+        self.assertIn('\nprobe process(@1).provider("myapp").mark("done") ?\n', (out / "probes.stp").read_text())
+        self.assertIn("\n    add sdt_myapp:done\n", (out / "probes.perf.sh").read_text())
+        # Readable as a plain open() would create them, so that another user (root) can run them.
+        umask = os.umask(0o022)
+        os.umask(umask)
+        for path in out.iterdir():
+            self.assertEqual(path.stat().st_mode & 0o777, 0o666 & ~umask, path.name)
+
+    def test_error_removes_the_scripts(self):
+        self.write("probes.d", PROVIDERS.replace("int status", "float status"))
+        for name in self.SCRIPTS.values():
+            self.write(f"out/{name}", "stale\n")
+        result = self.generate_scripts()
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(list((self.directory / "out").iterdir()), [])
+
+
 class PreprocessorTest(CliTestCase):
     def test_define_in_the_file(self):
         self.write("probes.d", "#define request_id uint64_t\n"

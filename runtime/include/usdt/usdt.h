@@ -257,7 +257,9 @@ class pointer_argument {
         (std::is_pointer<bare<T>>::value && !std::is_function<typename std::remove_pointer<bare<T>>::type>::value)
         || std::is_same<bare<T>, decltype(nullptr)>::value;
     static constexpr bool costly = false;
-    explicit pointer_argument(const T &value) : value_(static_cast<const void *>(value)) {}
+    /* Through `const volatile void *`, so that pointers to volatile objects convert too. */
+    explicit pointer_argument(const T &value)
+        : value_(const_cast<const void *>(static_cast<const volatile void *>(value))) {}
     const void *get() const { return value_; }
 
   private:
