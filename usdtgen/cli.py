@@ -5,12 +5,14 @@ outputs, so a build never goes on with a stale or half-written header.
 """
 
 import argparse
+import contextlib
 import os
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional
+from typing import Dict, Iterable, Iterator, List, Optional
 
 from . import VERSION, lexer, model, parser, preprocess, render
 from .errors import GeneratorError, SourceLocation
@@ -45,7 +47,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 _depfile_target(outputs, arguments.depfile), dependencies)))
         for path, text in writes:
             try:
-                _write_atomically(path, text)
+                write_atomically(path, text)
             except OSError as error:
                 print(f"usdtgen: error: cannot write {path}: {error.strerror}", file=sys.stderr)
                 return 1
@@ -136,26 +138,29 @@ class _PreprocessorOption(argparse.Action):
         getattr(namespace, self.dest).append(option_string + value)
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Writes through a temporary file and a rename: readers see the old or the new file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+def write_atomically(path: Path, text: str) -> None:
+    with replaced_atomically(path) as temporary:
+        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
-        # mkstemp's 0600 would leave the outputs unreadable to anyone but the builder, such as a
-        # tracer script built by one user and run by another: give them a plain open()'s mode.
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
 
 
-def _umask() -> int:
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return umask
+@contextlib.contextmanager
+def replaced_atomically(output: Path) -> Iterator[Path]:
+    """Yields a path to write; on success it replaces `output` in one rename, so readers and
+    a build interrupted midway see the old file or the new one, never half of one.
+
+    The path is in a private directory next to `output` (a rename cannot cross file
+    systems), where files get the permissions any new file would get (mkstemp's 0600 would
+    leave a tracer script built by one user unreadable to the one who runs it).
+    """
+    output.parent.mkdir(parents=True, exist_ok=True)
+    directory = Path(tempfile.mkdtemp(dir=output.parent, prefix=f".{output.name}."))
+    try:
+        temporary = directory / output.name
+        yield temporary
+        os.replace(temporary, output)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _remove(outputs: Dict[str, Path]) -> None:

@@ -17,13 +17,11 @@ import contextlib
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, List, Mapping, Optional, Sequence
+from typing import List, Mapping, Optional, Sequence
 
 from . import VERSION, cli, preprocess
 from .errors import GeneratorError
@@ -178,7 +176,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         texts = cli.generate(invocation.provider_file, invocation.preprocessor, invocation.cpp_options,
                              always_preprocess=invocation.always_preprocess, kinds=("header", "source"))
         if invocation.mode == "header":
-            write_header(texts["header"], output)
+            cli.write_atomically(output, texts["header"])
         else:
             build_object(texts, output, invocation)
     except GeneratorError as error:
@@ -222,7 +220,7 @@ def build_object(texts, output: Path, invocation: Invocation) -> None:
     """
     source = object_source(texts)
     compiler = invocation.compiler
-    with _replaced_atomically(output) as temporary:
+    with cli.replaced_atomically(output) as temporary:
         command = [*compiler, f"-I{RUNTIME_INCLUDE_DIRECTORY}", *invocation.cpp_options, *invocation.flags,
                    "-fPIC", "-x", "c", "-c", "-", "-o", str(temporary)]
         try:
@@ -234,25 +232,3 @@ def build_object(texts, output: Path, invocation: Invocation) -> None:
                                f"(exit status {result.returncode})")
 
 
-def write_header(text: str, output: Path) -> None:
-    with _replaced_atomically(output) as temporary:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-
-
-@contextlib.contextmanager
-def _replaced_atomically(output: Path) -> Iterator[Path]:
-    """Yields a path to write; on success it replaces `output` in one rename, so readers and
-    a build interrupted midway see the old file or the new one, never half of one.
-
-    The path is in a private directory next to `output` (a rename cannot cross file
-    systems), where files get the permissions any new file would get (mkstemp's are 0600).
-    """
-    output.parent.mkdir(parents=True, exist_ok=True)
-    directory = Path(tempfile.mkdtemp(dir=output.parent, prefix=f".{output.name}."))
-    try:
-        temporary = directory / output.name
-        yield temporary
-        os.replace(temporary, output)
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)

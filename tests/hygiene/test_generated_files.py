@@ -153,8 +153,9 @@ class AtomicWriteTest(GeneratedFilesTestCase):
                 generator.wait()
                 leftovers = [path for path in self.output.iterdir() if path.name.startswith(".")]
                 for path in leftovers:
-                    # SIGKILL gives no chance to clean up; such a file is never an output a build reads.
-                    path.unlink()
+                    # SIGKILL gives no chance to clean up; a writer's private directory is never
+                    # an output a build reads.
+                    shutil.rmtree(path)
                 self.assert_old_or_new(new)
 
     def test_failed_write_keeps_old_outputs(self):
