@@ -65,6 +65,19 @@ def cxx_identifier(name: str) -> str:
     return name + "_" if name in CXX_RESERVED else name
 
 
+_ASM_STRING_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _.-+*:/")
+
+
+def asm_string_text(text: str) -> str:
+    """`text` spelled for the inside of a quoted string in an asm template, through a C string
+    literal: anything beyond plain name characters as the assembler's octal escapes (`{` ->
+    `\\173`), because `%`, `{`, `|` and `}` mean something to the compiler in an x86-64 asm
+    template and something else on aarch64."""
+    return "".join(character if character in _ASM_STRING_SAFE
+                   else "".join(f"\\{byte:03o}" for byte in character.encode())
+                   for character in text)
+
+
 def cxx_function_name(probe_name: str) -> str:
     """`request__start` -> `request_start`; `delete` -> `delete_`."""
     return cxx_identifier(probe_name.replace("__", "_"))
@@ -182,6 +195,7 @@ class Probe:
     arguments: Tuple[Argument, ...]
     location: SourceLocation
     has_semaphore: bool       # without one, the site is only the nop and is-enabled is always true
+    source_name: str          # the .d file's base name, recorded in the site's description
 
     @cached_property
     def macro_name(self) -> str:
@@ -238,6 +252,15 @@ class Probe:
         if any(argument.type.kind == types.STRING for argument in self.arguments):
             return "USDT_STRING_CLOBBERS"
         return ""
+
+    @cached_property
+    def site_description(self) -> str:
+        """The `.note.usdt` record after provider and name, as the site macro takes it: a
+        parenthesized list of C string literals that become the operands of an `.asciz`."""
+        strings = [self.source_name]
+        for argument in self.arguments:
+            strings += [argument.name, argument.type.declared, argument.type.kind]
+        return "(" + ", ".join(f'"{asm_string_text(string)}"' for string in strings) + ")"
 
     @cached_property
     def argument_spec(self) -> str:
@@ -390,7 +413,7 @@ def build(syntax: FileSyntax, source_name: str, path: str, semaphores: bool = Tr
     check_unique(((p.name, p.location) for p in syntax.providers), "provider")
     has_semaphore = _semaphore_flavours(syntax, semaphores)
     typedefs = {typedef.name: typedef.type_words for typedef in syntax.typedefs}
-    providers = tuple(_provider(provider, has_semaphore, typedefs) for provider in syntax.providers)
+    providers = tuple(_provider(provider, has_semaphore, typedefs, source_name) for provider in syntax.providers)
     model = ProviderFile(source_name, _stem(source_name), providers)
     check_generated_names_unique(model)
     check_generated_names_free(model, typedefs)
@@ -425,22 +448,23 @@ def _semaphore_flavours(syntax: FileSyntax, default: bool) -> Dict[Tuple[str, st
     return flavours
 
 
-def _provider(syntax: ProviderSyntax, has_semaphore: Dict[Tuple[str, str], bool], typedefs: Typedefs) -> Provider:
+def _provider(syntax: ProviderSyntax, has_semaphore: Dict[Tuple[str, str], bool], typedefs: Typedefs,
+              source_name: str) -> Provider:
     check_provider_declares_probes(syntax)
     check_unique(((p.name, p.location) for p in syntax.probes), "probe", f" in provider '{syntax.name}'")
-    probes = tuple(_probe(syntax.name, probe, has_semaphore[(syntax.name, probe.name)], typedefs)
+    probes = tuple(_probe(syntax.name, probe, has_semaphore[(syntax.name, probe.name)], typedefs, source_name)
                    for probe in syntax.probes)
     return Provider(syntax.name, probes, syntax.location)
 
 
-def _probe(provider: str, syntax: ProbeSyntax, has_semaphore: bool, typedefs: Typedefs) -> Probe:
+def _probe(provider: str, syntax: ProbeSyntax, has_semaphore: bool, typedefs: Typedefs, source_name: str) -> Probe:
     check_argument_count(syntax)
     function = f"{cxx_identifier(provider)}::{cxx_function_name(syntax.name)}"
     arguments = tuple(_argument(index, parameter, function, typedefs)
                       for index, parameter in enumerate(syntax.parameters))
     # On the C++ names: `delete` and `delete_`, or an unnamed argN and a declared argN, clash too.
     check_unique(((a.name, a.location) for a in arguments), "argument name", f" in probe '{syntax.name}'")
-    return Probe(provider, syntax.name, arguments, syntax.location, has_semaphore)
+    return Probe(provider, syntax.name, arguments, syntax.location, has_semaphore, source_name)
 
 
 def _argument(index: int, syntax: ParameterSyntax, function: str, typedefs: Typedefs) -> Argument:

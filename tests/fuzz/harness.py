@@ -32,6 +32,10 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 GENERATED_TEXT = re.compile(r"[\x20-\x7e\n]*")
 # A probe site in the header: `USDT_PROBE("provider", "name", semaphore, "spec"..., (operands), clobbers)`.
 SITE_LINE = re.compile(r'^\s*USDT_PROBE(?:_WITHOUT_SEMAPHORE)?\(("[^"]*", .*)$', re.MULTILINE)
+# Its last line: the `.note.usdt` strings, `("fuzz.d", "name", "declared type", "kind"...))`.
+DESCRIPTION_LINE = re.compile(r'^\s*\(("[^"]*"(?:, "[^"]*")*)\)\)$', re.MULTILINE)
+# Names, declared types, kinds and the file name; anything else octal-escaped for the asm template.
+DESCRIPTION_STRING = re.compile(r"(?:[A-Za-z0-9_ .*:/+-]|\\[0-7]{3})*")
 STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 # What the provider and probe names and the argument specs in a site's strings may be made of.
 SITE_STRING = re.compile(r"[A-Za-z0-9_ @%-]*")
@@ -229,6 +233,13 @@ def injection_problem(outcome: Outcome) -> Optional[str]:
         for literal in STRING_LITERAL.findall(site):
             if not SITE_STRING.fullmatch(literal):
                 return f"probe site string {literal!r} holds more than names and argument specs"
+    descriptions = DESCRIPTION_LINE.findall(outcome.texts["header"])
+    if len(descriptions) != len(sites):
+        return f"{len(descriptions)} site descriptions in the header for {len(sites)} sites"
+    for description in descriptions:
+        for literal in STRING_LITERAL.findall(description):
+            if not DESCRIPTION_STRING.fullmatch(literal):
+                return f"site description string {literal!r} could break out of the asm template"
     return None
 
 

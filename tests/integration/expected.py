@@ -136,6 +136,23 @@ LINKED_HITS = (
     Hit("solib:guarded", (4,)),   # only while traced: the tracer raises its semaphore
 )
 
+# `.note.usdt` records of the types programs: (.d file, (name, declared type, kind) each).
+DESCRIPTIONS = {
+    "myapp:keyword__ints": ("myapp.d", (("c", "char", "integer"), ("s", "short", "integer"),
+                                        ("i", "int", "integer"), ("l", "long", "integer"),
+                                        ("ui", "unsigned int", "integer"),
+                                        ("ull", "unsigned long long", "integer"))),
+    "myapp:flags": ("myapp.d", (("yes", "bool", "bool"), ("no", "bool", "bool"),
+                                ("size", "size_t", "integer"), ("delta", "ssize_t", "integer"))),
+    "myapp:strings": ("myapp.d", (("path", "const char *", "string"), ("empty", "const char *", "string"),
+                                  ("copy", "string", "string"))),
+    "myapp:pointers": ("myapp.d", (("foo", "struct foo *", "pointer"), ("null", "struct foo *", "pointer"),
+                                   ("address", "uintptr_t", "integer"))),
+    "myapp:nothing": ("myapp.d", ()),
+    "second:bye": ("myapp.d", ()),
+    "other:tick": ("other.d", (("n", "uint64_t", "integer"), ("k", "short", "integer"))),
+}
+
 MODULES = {
     "types_c": Module(TYPES_NOTES, MYAPP_D_PROBES + ("other:tick",)),
     "types_c_o2": Module(TYPES_NOTES, MYAPP_D_PROBES + ("other:tick",)),

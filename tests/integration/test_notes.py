@@ -102,6 +102,25 @@ class NotesTest(unittest.TestCase):
                 for note in elf_notes.notes(path):
                     self.assertEqual(note.base, base_section.address, f"{note.probe} at {note.location:#x}")
 
+    def test_each_site_describes_its_probe(self):
+        # Every stapsdt note has a .note.usdt twin (both are dropped or kept together), and all
+        # sites of a probe describe it the same way.
+        for module in expected.MODULES:
+            with self.subTest(module=module):
+                path = PROGRAMS[module]
+                notes = sorted(note.probe for note in elf_notes.notes(path))
+                descriptions = elf_notes.descriptions(path)
+                self.assertEqual(sorted(description.probe for description in descriptions), notes)
+                for probe in set(notes):
+                    self.assertEqual(len({d for d in descriptions if d.probe == probe}), 1, probe)
+
+    def test_descriptions_say_what_the_provider_file_declares(self):
+        described = {d.probe: d for d in elf_notes.descriptions(PROGRAMS["types_cxx_o2"])}
+        for probe, (source_name, arguments) in expected.DESCRIPTIONS.items():
+            with self.subTest(probe=probe):
+                self.assertEqual((described[probe].source_name, described[probe].arguments),
+                                 (source_name, arguments))
+
     def test_locations_are_in_text(self):
         for module in expected.MODULES:
             with self.subTest(module=module):

@@ -180,14 +180,14 @@ class PreprocessorTest(CliTestCase):
                                "provider myapp { probe start(request_id id); };\n")
         result, contents = self.generate()
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"8@%0", \\\n               (USDT_ARG(uint64_t, arg0)), )', contents["header"])
+        self.assertIn(b'"8@%0", \\\n               (USDT_ARG(uint64_t, arg0)), , \\\n', contents["header"])
 
     def test_include_with_I_option(self):
         self.write("inc/types.h", "#define small_t int8_t\n")
         self.write("probes.d", '#include "types.h"\nprovider p { probe x(small_t v); };\n')
         result, contents = self.generate("probes.d", "-I", "inc")
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"-1@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int8_t, arg0)), )', contents["header"])
+        self.assertIn(b'"-1@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int8_t, arg0)), , \\\n', contents["header"])
 
     def test_D_option(self):
         self.write("probes.d", "#ifndef ID_TYPE\n#define ID_TYPE int\n#endif\n"
@@ -195,8 +195,8 @@ class PreprocessorTest(CliTestCase):
         _, default = self.generate(output="default")
         result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t", output="defined")
         self.assertSucceeded(result, defined)
-        self.assertIn(b'"-4@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int, arg0)), )', default["header"])
-        self.assertIn(b'"2@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(uint16_t, arg0)), )', defined["header"])
+        self.assertIn(b'"-4@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int, arg0)), , \\\n', default["header"])
+        self.assertIn(b'"2@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(uint16_t, arg0)), , \\\n', defined["header"])
 
     def test_pragma_d_alone_does_not_run_the_preprocessor(self):
         self.write("probes.d", "#pragma D option quiet\n" + PROVIDERS)

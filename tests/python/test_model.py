@@ -90,6 +90,26 @@ class ArgumentSpecTest(unittest.TestCase):
         self.assertEqual(probe("provider p { probe x(); };").signature, "")
 
 
+class SiteDescriptionTest(unittest.TestCase):
+    """The `.note.usdt` strings after provider and name, as the site macro takes them."""
+
+    def test_file_then_name_declared_type_and_kind_per_argument(self):
+        described = probe("typedef unsigned char op_t;\n"
+                          "provider p { probe x(uint64_t id, const char *key, op_t, struct s **pp, bool ok); };")
+        self.assertEqual(described.site_description,
+                         '("t.d", "id", "uint64_t", "integer", "key", "const char *", "string", '
+                         '"arg2", "op_t", "integer", "pp", "struct s **", "pointer", "ok", "bool", "bool")')
+
+    def test_no_arguments(self):
+        self.assertEqual(probe("provider p { probe x(void); };").site_description, '("t.d")')
+
+    def test_file_name_characters_that_mean_something_in_an_asm_template_are_octal(self):
+        # `%` and `{|}` are operand and dialect syntax in GCC's x86 asm templates; non-ASCII
+        # goes byte by byte, which is what the assembler's octal escapes produce.
+        (only,) = build("provider p { probe x(); };", source_name="a{b|c}%d é.d").probes
+        self.assertEqual(only.site_description, r'("a\173b\174c\175\045d \303\251.d")')
+
+
 class CheckTest(unittest.TestCase):
     def assertModelError(self, text, expected):
         with self.assertRaises(GeneratorError) as caught:

@@ -42,7 +42,7 @@ class HeaderTest(unittest.TestCase):
     def test_runtime_version_check(self):
         self.assertLines("#include <usdt/usdt.h>")
         self.assertLines(
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 2\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 3\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
             "#endif")
@@ -59,15 +59,18 @@ class HeaderTest(unittest.TestCase):
             "#define MYAPP_REQUEST_START_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)\n"
             "#define MYAPP_REQUEST_START(arg0, arg1) \\\n"
             '    USDT_PROBE("myapp", "request__start", myapp_request__start_semaphore, "8@%0 8@%1", \\\n'
-            "               (USDT_ARG(uint64_t, arg0) USDT_ARG(const char *, arg1)), USDT_STRING_CLOBBERS)")
+            "               (USDT_ARG(uint64_t, arg0) USDT_ARG(const char *, arg1)), USDT_STRING_CLOBBERS, \\\n"
+            '               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char *", "string"))')
         self.assertLines(
             "#define MYAPP_DELETE() \\\n"
             '    USDT_PROBE("myapp", "delete", myapp_delete_semaphore, "", \\\n'
-            "               (), )")
+            "               (), , \\\n"
+            '               ("app-probes.d"))')
         self.assertLines(
             "#define OTHER_TICK(arg0, arg1) \\\n"
             '    USDT_PROBE("other", "tick", other_tick_semaphore, "1@%" USDT_NARROW_REGISTER "0 -1@%" USDT_NARROW_REGISTER "1", \\\n'
-            "               (USDT_ARG(bool, arg0) USDT_ARG(int8_t, arg1)), )")
+            "               (USDT_ARG(bool, arg0) USDT_ARG(int8_t, arg1)), , \\\n"
+            '               ("app-probes.d", "on", "bool", "bool", "arg1", "int8_t", "integer"))')
 
     def test_probe_without_semaphore(self):
         self.header = rendered("#pragma usdt no_semaphore p:tick\nprovider p { probe tick(int n); };")["header"]
@@ -79,7 +82,8 @@ class HeaderTest(unittest.TestCase):
             "#define P_TICK_ENABLED() USDT_ALWAYS_ACTIVE\n"
             "#define P_TICK(arg0) \\\n"
             '    USDT_PROBE_WITHOUT_SEMAPHORE("p", "tick", "-4@%" USDT_NARROW_REGISTER "0", \\\n'
-            "               (USDT_ARG(int, arg0)), )")
+            "               (USDT_ARG(int, arg0)), , \\\n"
+            '               ("app-probes.d", "n", "int", "integer"))')
 
     def test_cxx_api(self):
         self.assertLines(
@@ -294,9 +298,9 @@ class HygieneTest(unittest.TestCase):
         self.assertEqual(rendered(), rendered())
 
     def test_runtime_header_has_the_abi_version_the_header_checks(self):
-        # The generated header refuses any runtime but ABI 2 (test_runtime_version_check).
+        # The generated header refuses any runtime but ABI 3 (test_runtime_version_check).
         runtime_header = Path(__file__).resolve().parents[2] / "runtime/include/usdt/usdt.h"
-        self.assertIn("\n#define USDT_ABI_VERSION 2\n", runtime_header.read_text(encoding="utf-8"))
+        self.assertIn("\n#define USDT_ABI_VERSION 3\n", runtime_header.read_text(encoding="utf-8"))
 
 if __name__ == "__main__":
     usdt_testing.main()

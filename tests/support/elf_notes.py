@@ -1,4 +1,5 @@
-"""Reads an ELF module's stapsdt notes, section headers and symbols with binutils' readelf."""
+"""Reads an ELF module's stapsdt notes, usdt description notes, section headers and symbols
+with binutils' readelf."""
 
 import re
 import subprocess
@@ -30,6 +31,19 @@ class Section:
         return self.address <= address < self.address + self.size
 
 
+@dataclass(frozen=True)
+class Description:
+    """A `.note.usdt` record: what the .d file declared for a probe."""
+    provider: str
+    name: str
+    source_name: str
+    arguments: Tuple[Tuple[str, str, str], ...]   # (name, declared type, kind) each
+
+    @property
+    def probe(self) -> str:
+        return f"{self.provider}:{self.name}"
+
+
 _NOTE_RE = re.compile(
     r"NT_STAPSDT \(SystemTap probe descriptors\)\s+"
     r"Provider: (?P<provider>\S+)\s+Name: (?P<name>\S+)\s+"
@@ -58,6 +72,28 @@ def notes(path: str) -> List[Note]:
     # A note this parser skipped would make every later check meaningless.
     if len(found) != output.count("NT_STAPSDT"):
         raise AssertionError(f"could not parse every stapsdt note of {path}:\n{output}")
+    return found
+
+
+# readelf does not know the owner "usdt" and prints the record's bytes in hex.
+_DESCRIPTION_RE = re.compile(r"^\s+usdt\s+0x[0-9a-f]+\s[^\n]*?\s+description data: (?P<data>[0-9a-f ]*)$", re.MULTILINE)
+
+
+def descriptions(path: str) -> List[Description]:
+    """The `.note.usdt` records, one per probe site, in section order."""
+    output = _readelf("-n", path)
+    found = []
+    for match in _DESCRIPTION_RE.finditer(output):
+        if not match["data"].strip():
+            raise AssertionError(f"empty .note.usdt record in {path}")
+        strings = bytes.fromhex(match["data"]).decode().split("\0")
+        if strings[-1] != "" or (len(strings) - 4) % 3:
+            raise AssertionError(f"malformed .note.usdt record in {path}: {strings}")
+        provider, name, source_name, *arguments = strings[:-1]
+        found.append(Description(provider, name, source_name,
+                                 tuple(tuple(arguments[i:i + 3]) for i in range(0, len(arguments), 3))))
+    if len(found) != len(re.findall(r"^\s+usdt\s+0x", output, re.MULTILINE)):
+        raise AssertionError(f"could not parse every usdt note of {path}:\n{output}")
     return found
 
 

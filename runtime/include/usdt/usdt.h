@@ -19,6 +19,10 @@
  *    argument is passed in a register ("r" constraint): memory operands such as
  *    `sym(%rip)`, index forms and immediates (`$5`) are each misread or skipped by at least
  *    one common tracer.
+ *  - A second note per site, in `.note.usdt`: owner "usdt", type 3, and NUL-terminated
+ *    strings: provider, probe name, the .d file's name, then for each argument its name, its
+ *    type as declared in the .d file and its kind (integer, bool, string or pointer). Tracers
+ *    ignore it; the `usdt` tool prints names and types from it. Format: docs/reference.md.
  *  - Each note lives in a section linked (SHF_LINK_ORDER) to the code it describes, so
  *    --gc-sections drops the note together with dead code instead of leaving a note that
  *    points at address 0.
@@ -43,7 +47,7 @@
 #define USDT_USDT_H
 
 /* Generated headers check this and refuse to compile against another version. */
-#define USDT_ABI_VERSION 2
+#define USDT_ABI_VERSION 3
 
 #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__)) \
     && !defined(__ILP32__) && !defined(USDT_DISABLE)
@@ -108,11 +112,14 @@ active:
 #define USDT_ARG(type, value) "r"((type)(value)),
 
 /*
- * The probe site: the nop and its note. `semaphore` is the semaphore variable; `spec`
+ * The probe site: the nop and its notes. `semaphore` is the semaphore variable; `spec`
  * refers to the operands as %0, %1...; `operands` is a parenthesized, possibly empty,
  * sequence of USDT_ARG(); `clobbers` is empty, or USDT_STRING_CLOBBERS for a probe with
- * string arguments. `?` puts the note in the code's COMDAT group (inline functions), `o`
- * links it to the code's section, so that --gc-sections drops it with dead code (GNU ld, lld).
+ * string arguments; `description` is the `.note.usdt` strings after provider and name, as
+ * parenthesized string literals (characters other than those of names octal-escaped,
+ * `\173`, for the asm template). `?` puts the notes in the code's COMDAT group (inline
+ * functions), `o` links them to the code's section, so that --gc-sections drops them with
+ * dead code (GNU ld, lld).
  *
  * The semaphore is also an (unused) memory operand: with -flto, a symbol named only inside
  * asm text is invisible to the linker's archive search, and the library member defining it
@@ -127,10 +134,10 @@ active:
  * addresses, and without the clobber the compiler may drop or delay the stores that wrote
  * them (seen with GCC -O2 on a stack buffer: the tracer read an empty string).
  */
-#define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers) \
-    _USDT_SITE(provider, name, #semaphore, "m"(semaphore), spec, operands, clobbers)
-#define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers) \
-    _USDT_SITE(provider, name, "0", "i"(0), spec, operands, clobbers)
+#define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers, description) \
+    _USDT_SITE(provider, name, #semaphore, "m"(semaphore), spec, operands, clobbers, description)
+#define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \
+    _USDT_SITE(provider, name, "0", "i"(0), spec, operands, clobbers, description)
 #define USDT_STRING_CLOBBERS "memory"
 /* The instruction a tracer replaces, labelled for the note: a 1-byte nop, which uprobes trap
    with an int3. Defining USDT_X86_NOP5 makes it, on x86-64 only, the 5-byte nop that Linux
@@ -148,7 +155,9 @@ active:
 #else
 #define _USDT_NOP ".L_usdt_site%=: nop\n"
 #endif
-#define _USDT_SITE(provider, name, semaphore_address, last_operand, spec, operands, clobbers) \
+/* `("a", "b")` -> `"\"a\", \"b\""`: string literals as the operands of an `.asciz`. */
+#define _USDT_ASCIZ_OPERANDS(...) #__VA_ARGS__
+#define _USDT_SITE(provider, name, semaphore_address, last_operand, spec, operands, clobbers, description) \
     do { \
         __asm__ __volatile__( \
             _USDT_NOP \
@@ -160,6 +169,14 @@ active:
             "993: .8byte .L_usdt_site%=, _.stapsdt.base, " semaphore_address "\n" \
             ".asciz \"" provider "\", \"" name "\", \"" spec "\"\n" \
             "994: .balign 4\n" \
+            ".popsection\n" \
+            ".pushsection .note.usdt, \"?o\", \"note\", .L_usdt_site%=\n" \
+            ".balign 4\n" \
+            ".4byte 996f-995f, 998f-997f, 3\n" \
+            "995: .asciz \"usdt\"\n" \
+            "996: .balign 4\n" \
+            "997: .asciz \"" provider "\", \"" name "\", " _USDT_ASCIZ_OPERANDS description "\n" \
+            "998: .balign 4\n" \
             ".popsection\n" \
             ".pushsection .init_usdt_keep, \"?ao\", \"progbits\", .L_usdt_site%=\n" \
             ".balign 4\n" \
@@ -180,9 +197,9 @@ active:
 #define USDT_SEMAPHORE_ACTIVE(name) 0
 #define USDT_ALWAYS_ACTIVE 0
 #define USDT_ARG(type, value) (void)(type)(value);
-#define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers) \
+#define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
-#define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers) \
+#define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
 #define USDT_STRING_CLOBBERS
 
