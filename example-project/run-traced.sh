@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start: builds and installs usdt into build/prefix, builds this example against
-# that install, and runs it under bpftrace with trace.bt. Debian 12 / Ubuntu; as root it
-# also installs what is missing. Without root it builds and runs the example untraced.
+# that install, and runs it under `usdt trace` (bpftrace, arguments by name and type).
+# Debian 12 / Ubuntu; as root it also installs what is missing. Without root it builds the
+# example, lists its probes with `usdt list` and runs it untraced.
 set -euo pipefail
 
 example_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,10 +21,11 @@ cmake --build "$build/example" -j "$(nproc)"
 kvserver="$build/example/kvserver"
 command=("$kvserver" --count 24 --interval-ms 400)
 echo
+usdt="$build/prefix/bin/usdt"
+"$usdt" list "$kvserver"
+echo
 if ((EUID == 0)); then
-    echo "Tracing kvserver (a warning from bpftrace about RLIMIT_MEMLOCK is harmless)."
-    # bpftrace splits -c on spaces, and trace.bt takes kvserver's path as $1.
-    bpftrace "$example_dir/trace.bt" -c "${command[*]}" "$kvserver"
+    "$usdt" trace "$kvserver" -- "${command[@]}"
 else
     echo "Tracing needs root: bpftrace attaches uprobes. Running kvserver untraced;"
     echo "run '$0' as root (sudo) to watch its probes fire."

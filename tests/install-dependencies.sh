@@ -4,7 +4,7 @@
 # missing; needs root.
 set -euo pipefail
 
-build_packages=(cmake make gcc g++ binutils python3 python3-jinja2 bpftrace)
+build_packages=(cmake make gcc g++ binutils python3 python3-jinja2 python3-pyelftools bpftrace)
 test_packages=(clang lld mold gdb doctest-dev
                gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user gdb-multiarch
                gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf

@@ -78,7 +78,13 @@ def _make_escaped(path: str) -> str:
 def generate(path: str, compiler: str = "cc", cpp_options: tuple = (), semaphores: bool = True,
              always_preprocess: bool = False, kinds: Iterable[str] = tuple(render.TEMPLATES)) -> Dict[str, str]:
     """Returns the rendered outputs of `kinds` (keys of render.TEMPLATES) for the provider file
-    at `path`. Raises GeneratorError.
+    at `path`. Raises GeneratorError. The other parameters are build_model()'s."""
+    return render.render(build_model(path, compiler, cpp_options, semaphores, always_preprocess), kinds)
+
+
+def build_model(path: str, compiler: str = "cc", cpp_options: tuple = (), semaphores: bool = True,
+                always_preprocess: bool = False) -> model.ProviderFile:
+    """The checked model of the provider file at `path`. Raises GeneratorError.
 
     `semaphores`: whether probes that no `#pragma usdt` names get a semaphore.
     `always_preprocess`: run the preprocessor even over a file without directives, as
@@ -91,7 +97,7 @@ def generate(path: str, compiler: str = "cc", cpp_options: tuple = (), semaphore
     else:
         tokens = lexer.tokenize(text, path)
     syntax = parser.parse_tokens(tokens)
-    return render.render(model.build(syntax, os.path.basename(path), path, semaphores), kinds)
+    return model.build(syntax, os.path.basename(path), path, semaphores)
 
 
 def _read_source(path: str) -> str:

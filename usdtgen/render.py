@@ -1,12 +1,13 @@
 """Renders the model through the Jinja2 templates in ../templates."""
 
+import functools
 from pathlib import Path
-from typing import Dict, Iterable
+from typing import Dict, Iterable, Sequence, Tuple
 
 import jinja2
 
 from . import ABI_VERSION, VERSION
-from .model import ProviderFile
+from .model import Probe, ProviderFile
 
 TEMPLATE_DIRECTORY = Path(__file__).resolve().parent.parent / "templates"
 
@@ -22,7 +23,20 @@ TEMPLATES = {
 
 def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES)) -> Dict[str, str]:
     """Returns the text of each output kind in `kinds`, keys of TEMPLATES."""
-    environment = jinja2.Environment(
+    context = {"model": model, "version": VERSION, "abi_version": ABI_VERSION}
+    return {kind: _environment().get_template(TEMPLATES[kind]).render(context) for kind in kinds}
+
+
+def render_trace_script(probes_by_module: Sequence[Tuple[str, Sequence[Probe]]], ready_line: str) -> str:
+    """The bpftrace program of `usdt trace`: the generated script's line per hit, for probes
+    in several modules (module path -> probes), and `ready_line` printed once attached."""
+    return _environment().get_template("trace.bt.j2").render(probes_by_module=probes_by_module,
+                                                             ready_line=ready_line)
+
+
+@functools.lru_cache(maxsize=None)
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIRECTORY)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -30,5 +44,3 @@ def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES)) -> Dict
         keep_trailing_newline=True,
         autoescape=False,
     )
-    context = {"model": model, "version": VERSION, "abi_version": ABI_VERSION}
-    return {kind: environment.get_template(TEMPLATES[kind]).render(context) for kind in kinds}

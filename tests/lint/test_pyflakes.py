@@ -1,4 +1,4 @@
-"""pyflakes finds nothing in the Python code: the generator, the tests and the benchmarks.
+"""pyflakes finds nothing in the Python code: the generator, the usdt tool, the tests and the benchmarks.
 
 pyflakes runs under the first of this interpreter and Debian's /usr/bin/python3 (package
 python3-pyflakes, which tests/install-dependencies.sh installs) that has it.
@@ -12,7 +12,7 @@ from pathlib import Path
 import usdt_testing
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-CHECKED = ("usdtgen", "tests", "bench")
+CHECKED = ("usdtgen", "usdttool", "tests", "bench")
 
 
 def interpreter_with_pyflakes():

@@ -1,4 +1,5 @@
-"""The example project built against an installed usdt with find_package, run plainly and under gdb.
+"""The example project built against an installed usdt with find_package, run plainly, under
+gdb, and under the installed `usdt trace` (as root).
 
 gdb needs no root: it stops at each probe and prints its arguments, which are compared with
 the transcript below. kvserver's requests are the same on every run (see make_request in
@@ -6,6 +7,7 @@ example-project/main.cpp): request N is DEL, PUT or GET for N % 3 == 0, 1, 2, of
 user:(N / 2 % 4), and batches hold four requests.
 """
 
+import re
 import unittest
 
 import package_support as package
@@ -59,6 +61,25 @@ end
 run
 """
 
+# The same run under `usdt trace`, less each line's `NSECS pid=PID tid=TID `: arguments named and
+# typed as kvserver.d declares them; latencies vary, so they read N.
+USDT_TRACE_TRANSCRIPT = """\
+kvserver:request__start id=1 op="PUT" key="user:0"
+kvserver:request__done id=1 status=201 latency_ns=N
+kvserver:request__start id=2 op="GET" key="user:1"
+kvserver:key__miss id=2 key="user:1"
+kvserver:request__done id=2 status=404 latency_ns=N
+kvserver:request__start id=3 op="DEL" key="user:1"
+kvserver:key__miss id=3 key="user:1"
+kvserver:request__done id=3 status=404 latency_ns=N
+kvserver:request__start id=4 op="PUT" key="user:2"
+kvserver:request__done id=4 status=201 latency_ns=N
+kvserver:batch__done batch=1 requests=4 keys=2 summary="2 PUT 1 GET 1 DEL, 2 misses, keys user:0 user:2"
+kvserver:request__start id=5 op="GET" key="user:2"
+kvserver:request__done id=5 status=200 latency_ns=N
+kvserver:batch__done batch=2 requests=1 keys=2 summary="0 PUT 1 GET 0 DEL, 0 misses, keys user:0 user:2"
+"""
+
 # Declared sizes and signs, from kvserver.d.
 EXPECTED_ARGUMENTS = {
     "request__start": "8 8 8",
@@ -80,6 +101,7 @@ class FindPackageConsumerTest(unittest.TestCase):
         cls.expected_usdt_dir = str(prefix / setup.options.libdir / "cmake" / "usdt")
         package.build(build)
         cls.kvserver = build / "kvserver"
+        cls.usdt = prefix / "bin" / "usdt"
         cls.bpftrace_script = build / "kvserver.usdt" / "kvserver.bt"
 
     def test_found_the_installed_package(self):
@@ -116,6 +138,19 @@ class FindPackageConsumerTest(unittest.TestCase):
                    if line.startswith(("start ", "done ", "miss ", "batch="))]
         self.assertEqual("\n".join(printed) + "\n", GDB_TRANSCRIPT)
         # gdb raises the semaphores of the probes it breaks on: the guarded summary was built.
+        self.assertIn("summaries built for tracers: 2", result.stdout)
+
+
+    def test_usdt_trace_prints_named_typed_arguments(self):
+        usdt_testing.require_tracer(self, "bpftrace")
+        result = package.run([self.usdt, "trace", self.kvserver, "--",
+                              self.kvserver, "--count", "5", "--interval-ms", "0"])
+        hits = [re.sub(r"^\d+ pid=\d+ tid=\d+ ", "", line) for line in result.stdout.splitlines()
+                if line.startswith(tuple("0123456789"))]
+        hits = [re.sub(r"latency_ns=\d+", "latency_ns=N", hit) for hit in hits]
+        self.assertEqual("\n".join(hits) + "\n", USDT_TRACE_TRANSCRIPT)
+        self.assertIn("usdt: tracing 4 probes of", result.stderr)
+        self.assertIn("(names and types from kvserver.d)", result.stderr)
         self.assertIn("summaries built for tracers: 2", result.stdout)
 
 

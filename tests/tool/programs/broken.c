@@ -1,0 +1,25 @@
+/*
+ * .note.usdt records that disagree with their stapsdt notes, written with the runtime
+ * header's site macro directly (generated headers cannot produce them): `usdt list` must
+ * fall back to the notes for these probes, and say so, and still describe the good one.
+ */
+#include <usdt/usdt.h>
+
+#define TWO_INTS "-4@%" USDT_NARROW_REGISTER "0 -4@%" USDT_NARROW_REGISTER "1"
+
+int main(int argc, char **argv) {
+    (void)argv;
+    /* The record names one argument, the note has two. */
+    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "count", TWO_INTS, (USDT_ARG(int, argc) USDT_ARG(int, argc)), ,
+                                 ("broken.d", "n", "int", "integer"));
+    /* The record's second argument lacks its kind. */
+    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "torn", TWO_INTS, (USDT_ARG(int, argc) USDT_ARG(int, argc)), ,
+                                 ("broken.d", "a", "int", "integer", "b", "int"));
+    /* A kind nobody defined. */
+    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "unknown__kind", TWO_INTS, (USDT_ARG(int, argc) USDT_ARG(int, argc)), ,
+                                 ("broken.d", "a", "int", "integer", "b", "float", "real"));
+    /* A correct record. */
+    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "fine", TWO_INTS, (USDT_ARG(int, argc) USDT_ARG(int, argc)), ,
+                                 ("broken.d", "a", "int", "integer", "b", "unsigned", "integer"));
+    return 0;
+}

@@ -1,0 +1,34 @@
+/*
+ * Fires each of its probes once, request__start from two sites. With `--wait` it first
+ * prints "ready" and waits for standard input to close, so that a test can list it by
+ * process id, with and without a tracer attached.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kvserver.h"
+#include "kvstore_api.h"
+
+struct kv_entry {
+    int value;
+};
+
+int main(int argc, char **argv) {
+    struct kv_entry entry = {42};
+    /* On the stack, not string literals: bpftrace's str() reads nothing from a page of
+       .rodata the process has not touched yet (BPF cannot fault it in). */
+    char alpha[] = "alpha", beta[] = "beta";
+    if (argc > 1 && strcmp(argv[1], "--wait") == 0) {
+        char line[64];
+        puts("ready");
+        fflush(stdout);
+        while (fgets(line, sizeof line, stdin) != NULL) {
+        }
+    }
+    KVSERVER_REQUEST_START(1, alpha, 2);
+    KVSERVER_REQUEST_DONE(1, 0, 1, &entry);
+    KVSERVER_REQUEST_START(2, beta, 1);
+    KVSERVER_TICK();
+    printf("looked up %zu bytes\n", kvstore_lookup(alpha));
+    return 0;
+}

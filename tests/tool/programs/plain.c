@@ -1,0 +1,4 @@
+/* A program without probes. */
+int main(void) {
+    return 0;
+}

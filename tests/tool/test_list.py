@@ -1,0 +1,468 @@
+"""`usdt list`, run through the build tree's launcher (bin/usdt) on the programs of this
+directory's CMakeLists.txt: names and declared types from .note.usdt as probes/kvserver.d
+writes them, the stapsdt-notes fallback (sys/sdt.h, and records that disagree with their
+notes), JSON, --libraries, running processes with their semaphores (inactive; active while
+bpftrace is attached, as root), listing as `nobody`, the installed and moved command, and
+every error as one `usdt: error:` line.
+
+Addresses, sites and argument specs are checked against readelf (tests/support/elf_notes.py).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from typing import Dict, Optional, Sequence
+
+import bpftrace_attach
+import elf_notes
+import usdt_testing
+from usdt_testing import require_tracer
+
+OPTIONS: Optional[argparse.Namespace] = None
+PROGRAMS: Dict[str, str] = {}
+PROGRAM_NAMES = ("kvserver", "kvstore", "sdt_only", "broken", "plain")
+
+# probes/kvserver.d and probes/kvstore.d, as `usdt list` must print them.
+KVSERVER_SIGNATURES = {
+    "request__done": "kvserver:request__done(uint64_t id, int status, bool hit, struct kv_entry * entry)",
+    "request__start": "kvserver:request__start(uint64_t id, const char * key, kv_op_t op)",
+    "tick": "kvserver:tick()",
+}
+KVSERVER_ARGUMENTS = {
+    "request__done": [("id", "uint64_t", "integer"), ("status", "int", "integer"), ("hit", "bool", "bool"),
+                      ("entry", "struct kv_entry *", "pointer")],
+    "request__start": [("id", "uint64_t", "integer"), ("key", "const char *", "string"),
+                       ("op", "kv_op_t", "integer")],
+    "tick": [],
+}
+KVSTORE_SIGNATURE = "kvstore:lookup(string key, size_t length)"
+NOTES_FALLBACK = "argument names and types from the stapsdt notes"
+
+
+def usdt(*arguments, environment: Optional[Dict[str, str]] = None, command: Sequence[str] = (),
+         cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
+    """Runs `[command...] bin/usdt arguments...` (command: e.g. setpriv to run it as another user)."""
+    return subprocess.run([*command, OPTIONS.usdt, *map(str, arguments)], capture_output=True, text=True,
+                          env=dict(os.environ, **(environment or {})), cwd=cwd, check=False, timeout=120)
+
+
+def semaphore_address(path: str, provider: str, name: str) -> int:
+    return dict(elf_notes.symbols(path))[f"{provider}_{name}_semaphore"]
+
+
+def note_sites(path: str, provider: str, name: str):
+    return sorted((note for note in elf_notes.notes(path) if (note.provider, note.name) == (provider, name)),
+                  key=lambda note: note.location)
+
+
+def table(semaphores: Dict[str, str], sources: Dict[str, str], signatures: Dict[str, str],
+          sites: Dict[str, int]):
+    """The lines of one module's table, columns as `usdt list` pads them."""
+    rows = [("SITES", "SEMAPHORE", "TYPES FROM", "PROBE")]
+    rows += [(str(sites[name]), semaphores[name], sources[name], signatures[name]) for name in sorted(signatures)]
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    return ["  " + "  ".join([cell.ljust(width) for cell, width in zip(row, widths)] + [row[3]]) for row in rows]
+
+
+def kvserver_table(path: str, state: Dict[str, str] = None):
+    """tool_kvserver's table; `state` adds ` inactive`, ` active (1)`... after a semaphore address."""
+    state = state or {}
+    semaphores = {name: f"0x{semaphore_address(path, 'kvserver', name):x}{state.get(name, '')}"
+                  for name in ("request__done", "request__start")}
+    semaphores["tick"] = "none"
+    return table(semaphores, dict.fromkeys(KVSERVER_SIGNATURES, "kvserver.d"), KVSERVER_SIGNATURES,
+                 {"request__done": 1, "request__start": 2, "tick": 1})
+
+
+def kvstore_table(path: str, state: str = ""):
+    semaphore = f"0x{semaphore_address(path, 'kvstore', 'lookup'):x}{state}"
+    return table({"lookup": semaphore}, {"lookup": "kvstore.d"}, {"lookup": KVSTORE_SIGNATURE}, {"lookup": 1})
+
+
+class ListTestCase(unittest.TestCase):
+    maxDiff = None
+
+    def assert_lists(self, result: subprocess.CompletedProcess, lines: Sequence[str]):
+        self.assertEqual((result.returncode, result.stderr), (0, ""), result.stdout)
+        self.assertEqual(result.stdout.splitlines(), list(lines))
+
+    def assert_error(self, result: subprocess.CompletedProcess, message: str, status: int = 1):
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (status, "", f"usdt: error: {message}\n"))
+
+    def work_directory(self) -> Path:
+        directory = OPTIONS.work_dir / self.id().split(".", 1)[1]
+        shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(parents=True)
+        return directory
+
+
+class FileTest(ListTestCase):
+    def test_names_and_declared_types_come_from_the_d_file(self):
+        kvserver = PROGRAMS["kvserver"]
+        self.assert_lists(usdt("list", kvserver), [f"{kvserver}: 3 probes", *kvserver_table(kvserver)])
+        kvstore = PROGRAMS["kvstore"]
+        self.assert_lists(usdt("list", kvstore), [f"{kvstore}: 1 probe", *kvstore_table(kvstore)])
+
+    def test_json_has_every_probe_site_and_argument(self):
+        kvserver = PROGRAMS["kvserver"]
+        result = usdt("list", "--json", kvserver)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        listing = json.loads(result.stdout)
+        self.assertEqual((listing["version"], listing["pid"], listing["warnings"]), (1, None, []))
+        (module,) = listing["modules"]
+        self.assertEqual((module["path"], module["warnings"]), (kvserver, []))
+        self.assertEqual([probe["name"] for probe in module["probes"]], sorted(KVSERVER_SIGNATURES))
+        for probe in module["probes"]:
+            name = probe["name"]
+            notes = note_sites(kvserver, "kvserver", name)
+            specs = [elf_notes_spec(spec) for spec in notes[0].arguments]
+            self.assertEqual(len(specs), len(KVSERVER_ARGUMENTS[name]))
+            semaphore = None
+            if name != "tick":
+                semaphore = {"address": semaphore_address(kvserver, "kvserver", name),
+                             "value": None, "active": None, "error": None}
+            self.assertEqual(probe, {
+                "provider": "kvserver", "name": name, "source": "kvserver.d", "semaphore": semaphore,
+                "arguments": [{"index": index, "name": argument, "type": declared, "kind": kind,
+                               "size": spec["size"], "signed": spec["signed"]}
+                              for index, ((argument, declared, kind), spec)
+                              in enumerate(zip(KVSERVER_ARGUMENTS[name], specs))],
+                "sites": [{"address": note.location, "semaphore": note.semaphore or None,
+                           "arguments": [elf_notes_spec(spec) for spec in note.arguments]} for note in notes],
+            })
+
+    def test_verbose_decodes_every_site_argument(self):
+        kvserver = PROGRAMS["kvserver"]
+        result = usdt("list", "-v", kvserver)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        expected = [f"{kvserver}: 3 probes"]
+        for line in kvserver_table(kvserver):
+            expected.append(line)
+            name = next((name for name, signature in KVSERVER_SIGNATURES.items() if line.endswith(signature)), None)
+            for note in note_sites(kvserver, "kvserver", name) if name else ():
+                arguments = ", ".join(f"{argument[0]} {elf_notes_spec(spec)['type']} in {spec.split('@')[1]}"
+                                      for argument, spec in zip(KVSERVER_ARGUMENTS[name], note.arguments))
+                expected.append(f"      site 0x{note.location:x}: {arguments or 'no arguments'}")
+        self.assertEqual(result.stdout.splitlines(), expected)
+
+    def test_sys_sdt_h_probes_are_described_by_their_notes(self):
+        program = PROGRAMS["sdt_only"]
+        if not program:
+            self.skipTest("<sys/sdt.h> is missing (Debian: apt-get install systemtap-sdt-dev)")
+        # count is int32_t, total uint64_t, letter a char: signed on x86-64, unsigned on aarch64.
+        letter = "int8_t" if note_sites(program, "sdtapp", "hello")[0].arguments[2].startswith("-") else "uint8_t"
+        signatures = {"bye": "sdtapp:bye()", "hello": f"sdtapp:hello(int32_t arg0, uint64_t arg1, {letter} arg2)"}
+        self.assert_lists(usdt("list", program), [f"{program}: 2 probes", *table(
+            {"bye": "none", "hello": "none"}, dict.fromkeys(signatures, "stapsdt notes"), signatures,
+            {"bye": 1, "hello": 1})])
+        result = usdt("list", "--json", program)
+        (module,) = json.loads(result.stdout)["modules"]
+        hello = module["probes"][1]
+        self.assertEqual((hello["source"], [argument["kind"] for argument in hello["arguments"]]),
+                         (None, ["integer"] * 3))
+
+    def test_records_that_disagree_with_the_notes_are_set_aside(self):
+        program = PROGRAMS["broken"]
+        signatures = {"count": "broken:count(int32_t arg0, int32_t arg1)", "fine": "broken:fine(int a, unsigned b)",
+                      "torn": "broken:torn(int32_t arg0, int32_t arg1)",
+                      "unknown__kind": "broken:unknown__kind(int32_t arg0, int32_t arg1)"}
+        sources = dict.fromkeys(signatures, "stapsdt notes")
+        sources["fine"] = "broken.d"
+        self.assert_lists(usdt("list", program), [
+            f"{program}: 4 probes",
+            *table(dict.fromkeys(signatures, "none"), sources, signatures, dict.fromkeys(signatures, 1)),
+            f"  warning: broken:count: its .note.usdt record has 1 argument and its stapsdt notes 2; {NOTES_FALLBACK}",
+            f"  warning: broken:torn: its .note.usdt record is malformed; {NOTES_FALLBACK}",
+            f"  warning: broken:unknown__kind: its .note.usdt record is malformed; {NOTES_FALLBACK}"])
+        module = json.loads(usdt("list", "--json", program).stdout)["modules"][0]
+        self.assertEqual(len(module["warnings"]), 3)
+
+    def test_sites_whose_records_differ_are_set_aside(self):
+        # request__start's two sites, one of them with another type name for `op`.
+        copy = self.work_directory() / "tool_kvserver"
+        data = Path(PROGRAMS["kvserver"]).read_bytes()
+        record_part = b"\0op\0kv_op_t\0integer\0"
+        self.assertEqual(data.count(record_part), 2)
+        copy.write_bytes(data.replace(record_part, b"\0op\0kv_op_X\0integer\0", 1))
+        result = usdt("list", copy)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertIn("  2      0x", result.stdout)
+        self.assertIn("stapsdt notes  kvserver:request__start(uint64_t arg0, uint64_t arg1, int32_t arg2)\n",
+                      result.stdout)
+        self.assertIn(f"  warning: kvserver:request__start: its .note.usdt records disagree; {NOTES_FALLBACK}\n",
+                      result.stdout)
+
+    def test_a_file_without_probes(self):
+        program = PROGRAMS["plain"]
+        self.assert_lists(usdt("list", program), [f"{program}: no probes"])
+        listing = json.loads(usdt("list", "--json", program).stdout)
+        self.assertEqual(listing["modules"], [{"path": program, "probes": [], "warnings": []}])
+
+    def test_libraries_found_through_runpath_origin(self):
+        kvserver, kvstore = PROGRAMS["kvserver"], PROGRAMS["kvstore"]
+        self.assertEqual(elf_dynamic(kvserver, "RUNPATH"), "$ORIGIN")
+        result = usdt("list", "--libraries", kvserver)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[:5], [f"{kvserver}: 3 probes", *kvserver_table(kvserver)])
+        start = lines.index(f"{kvstore}: 1 probe")
+        self.assertEqual(lines[start + 1:start + 3], kvstore_table(kvstore))
+        listing = json.loads(usdt("list", "--libraries", "--json", kvserver).stdout)
+        paths = [module["path"] for module in listing["modules"]]
+        self.assertEqual(paths[0], kvserver)
+        self.assertIn(kvstore, paths)
+        # The C library and the dynamic linker, as ldd finds them.
+        self.assertEqual({os.path.realpath(path) for path in paths[1:]}, set(ldd(kvserver)))
+        self.assertEqual(listing["warnings"], [])
+
+    def test_libraries_through_ld_library_path_and_missing_ones(self):
+        directory = self.work_directory()
+        (directory / "bin").mkdir()
+        (directory / "lib").mkdir()
+        program = shutil.copy(PROGRAMS["kvserver"], directory / "bin")
+        result = usdt("list", "--libraries", program)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertEqual(result.stdout.splitlines()[-1],
+                         f"warning: libtool_kvstore.so, needed by {program}: not found")
+        library = shutil.copy(PROGRAMS["kvstore"], directory / "lib")
+        result = usdt("list", "--libraries", "--json", program, environment={"LD_LIBRARY_PATH": str(directory / "lib")})
+        listing = json.loads(result.stdout)
+        self.assertIn(library, [module["path"] for module in listing["modules"]])
+        self.assertEqual(listing["warnings"], [])
+
+
+class ErrorTest(ListTestCase):
+    def test_files_that_cannot_be_listed(self):
+        directory = self.work_directory()
+        (directory / "notes.txt").write_text("not a program\n")
+        (directory / "truncated").write_bytes(Path(PROGRAMS["plain"]).read_bytes()[:64])
+        for path, message in ((directory / "missing", "no such file"), (directory, "is a directory"),
+                              (directory / "notes.txt", "not an ELF file")):
+            with self.subTest(path=path):
+                self.assert_error(usdt("list", path), f"{path}: {message}")
+        result = usdt("list", directory / "truncated")
+        self.assertEqual((result.returncode, result.stdout), (1, ""))
+        self.assertRegex(result.stderr, rf"^usdt: error: {directory}/truncated: malformed ELF file \(.+\)\n\Z")
+
+    def test_no_such_process(self):
+        pid = no_such_pid()
+        self.assert_error(usdt("list", pid), f"no process {pid}")
+        self.assert_error(usdt("list", "-p", pid), f"no process {pid}")
+        # A file whose name is a number is a file.
+        directory = self.work_directory()
+        shutil.copy(PROGRAMS["plain"], directory / str(pid))
+        self.assert_lists(usdt("list", pid, cwd=directory), [f"{pid}: no probes"])
+
+    def test_command_lines_that_cannot_be_run(self):
+        self.assert_error(usdt("list"), "nothing to list: give a file, a process id or -p PID")
+        self.assert_error(usdt("list", "-p", "1", PROGRAMS["plain"]), "give a file or a process (-p PID), not both")
+        self.assert_error(usdt("list", "-p", "x"), "argument -p/--pid: invalid int value: 'x' "
+                          "(see 'usdt list --help')", status=2)
+        self.assert_error(usdt("list", "--no-such-option", PROGRAMS["plain"]),
+                          "unrecognized arguments: --no-such-option (see 'usdt --help')", status=2)
+        self.assert_error(usdt(), "the following arguments are required: COMMAND (see 'usdt --help')", status=2)
+
+    def test_a_python_without_pyelftools(self):
+        # What a python3 on PATH and a /usr/bin/python3 both without pyelftools give.
+        fake = self.work_directory() / "fake-modules"
+        (fake / "elftools").mkdir(parents=True)
+        (fake / "elftools" / "__init__.py").write_text(
+            'raise ModuleNotFoundError("No module named \'elftools\'", name="elftools")\n')
+        result = usdt("list", PROGRAMS["plain"], environment={"PYTHONPATH": str(fake)})
+        self.assertEqual((result.returncode, result.stdout), (1, ""))
+        self.assertRegex(result.stderr, r"^usdt: error: \S+ cannot import elftools "
+                         r"\(Debian/Ubuntu: apt-get install python3-pyelftools\)\n\Z")
+
+    def test_a_python3_on_path_without_pyelftools_runs_debians(self):
+        # A venv's python3 is a symlink to /usr/bin/python3 without its dist-packages: the
+        # launcher must run itself under /usr/bin/python3, where apt put pyelftools.
+        if subprocess.run(["/usr/bin/python3", "-c", "import elftools"], check=False).returncode != 0:
+            self.skipTest("/usr/bin/python3 cannot import elftools (Debian: apt-get install python3-pyelftools)")
+        venv = self.work_directory() / "venv"
+        subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", venv], check=True)
+        self.assertNotEqual(subprocess.run([venv / "bin" / "python3", "-c", "import elftools"],
+                                           capture_output=True, check=False).returncode, 0)
+        path = f"{venv / 'bin'}:{os.environ['PATH']}"
+        program = PROGRAMS["plain"]
+        self.assert_lists(usdt("list", program, environment={"PATH": path}), [f"{program}: no probes"])
+
+
+class ProcessTest(ListTestCase):
+    def test_lists_every_mapped_file_with_probes_and_its_semaphores(self):
+        kvserver, kvstore = PROGRAMS["kvserver"], PROGRAMS["kvstore"]
+        with waiting_kvserver() as server:
+            expected = [f"process {server.pid}: 2 files with probes",
+                        f"{kvserver}: 3 probes", *kvserver_table(kvserver, dict.fromkeys(KVSERVER_SIGNATURES, " inactive")),
+                        f"{kvstore}: 1 probe", *kvstore_table(kvstore, " inactive")]
+            self.assert_lists(usdt("list", server.pid), expected)
+            self.assert_lists(usdt("list", "-p", server.pid), expected)
+            listing = json.loads(usdt("list", "--json", server.pid).stdout)
+            self.assertEqual(listing["pid"], server.pid)
+            self.assertEqual([module["path"] for module in listing["modules"]], [kvserver, kvstore])
+            semaphores = [probe["semaphore"] for module in listing["modules"] for probe in module["probes"]]
+            self.assertEqual([(semaphore["value"], semaphore["active"], semaphore["error"])
+                              for semaphore in semaphores if semaphore], [(0, False, None)] * 3)
+
+    def test_as_nobody(self):
+        require_tracer(self, "setpriv", package="util-linux")   # root, to become nobody
+        as_nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        readable = subprocess.run([*as_nobody, "test", "-r", OPTIONS.usdt, "-a", "-r",
+                                   str(OPTIONS.source_dir / "usdttool" / "main.py")], check=False)
+        if readable.returncode != 0:
+            self.skipTest("nobody cannot read the build tree's bin/usdt or the source tree's usdttool/")
+        with tempfile.TemporaryDirectory(prefix="usdt-list-nobody-") as scratch:
+            os.chmod(scratch, 0o755)
+            kvserver = shutil.copy(PROGRAMS["kvserver"], scratch)
+            kvstore = shutil.copy(PROGRAMS["kvstore"], scratch)
+            self.assert_lists(usdt("list", kvserver, command=as_nobody),
+                              [f"{kvserver}: 3 probes", *kvserver_table(kvserver)])
+            # Its own process: the mappings, and the semaphores unless Yama keeps even the same user out.
+            with waiting_kvserver(kvserver, as_nobody) as server:
+                result = usdt("list", server.pid, command=as_nobody)
+                if yama_ptrace_scope() == 0:
+                    state = " inactive"
+                    warnings = []
+                else:
+                    state = " unknown"
+                    warnings = ["  warning: semaphore values unknown: permission denied reading the process's "
+                                "memory (needs ptrace access)"]
+                self.assert_lists(result, [
+                    f"process {server.pid}: 2 files with probes",
+                    f"{kvserver}: 3 probes", *kvserver_table(kvserver, dict.fromkeys(KVSERVER_SIGNATURES, state)),
+                    *warnings, f"{kvstore}: 1 probe", *kvstore_table(kvstore, state), *warnings])
+            # Root's process: not even its mappings.
+            with waiting_kvserver() as server:
+                self.assert_error(usdt("list", server.pid, command=as_nobody),
+                                  f"process {server.pid}: permission denied reading its memory map "
+                                  "(it belongs to another user: run as that user or as root)")
+
+
+class TracedProcessTest(ListTestCase):
+    def test_a_semaphore_is_active_while_bpftrace_is_attached(self):
+        require_tracer(self, "bpftrace")
+        kvserver = PROGRAMS["kvserver"]
+        with waiting_kvserver() as server:
+            script = (bpftrace_attach.BEGIN_READY
+                      + f'usdt:{kvserver}:kvserver:request__start {{ printf("HIT %llu\\n", arg0); }}\n')
+            output, attached = bpftrace_attach.trace(script, lambda: usdt("list", server.pid), 0)
+            detached = usdt("list", server.pid)
+        # The kernel counts armed sites: request__start has two.
+        state = {"request__start": " active (2)", "request__done": " inactive"}
+        self.assertEqual((attached.returncode, attached.stderr), (0, ""), output)
+        self.assertEqual(attached.stdout.splitlines()[1:6], [f"{kvserver}: 3 probes", *kvserver_table(kvserver, state)])
+        state["request__start"] = " inactive"
+        self.assertEqual(detached.stdout.splitlines()[1:6], [f"{kvserver}: 3 probes", *kvserver_table(kvserver, state)])
+
+
+class InstalledTest(ListTestCase):
+    def test_the_installed_command_works_from_a_moved_prefix(self):
+        directory = self.work_directory()
+        prefix = directory / "prefix"
+        config = ["--config", OPTIONS.config] if OPTIONS.config else []
+        subprocess.run([OPTIONS.cmake, "--install", OPTIONS.build_dir, "--prefix", prefix, *config],
+                       check=True, capture_output=True)
+        installed = files_in(prefix)
+        moved = directory / "elsewhere" / "usdt"
+        moved.parent.mkdir()
+        prefix.rename(moved)
+        kvserver = PROGRAMS["kvserver"]
+        # CTest's PYTHONPATH names the source tree: the installed command must do without.
+        result = subprocess.run([moved / "bin" / "usdt", "list", kvserver], capture_output=True, text=True,
+                                env=dict(os.environ, PYTHONPATH="", PYTHONDONTWRITEBYTECODE=""), check=False)
+        self.assert_lists(result, [f"{kvserver}: 3 probes", *kvserver_table(kvserver)])
+        self.assertEqual(files_in(moved), installed, "the command wrote into the prefix")
+
+
+class waiting_kvserver:
+    """`with waiting_kvserver() as process`: tool_kvserver --wait, started and ready; at the end,
+    its standard input closes, it fires its probes and must exit 0."""
+
+    def __init__(self, program: Optional[str] = None, command: Sequence[str] = ()):
+        self.arguments = [*command, program or PROGRAMS["kvserver"], "--wait"]
+
+    def __enter__(self):
+        self.process = subprocess.Popen(self.arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if self.process.stdout.readline() != "ready\n":
+            self.process.kill()
+            raise AssertionError(f"{self.arguments} did not start")
+        return self.process
+
+    def __exit__(self, *exception):
+        output, _ = self.process.communicate(timeout=30)
+        if exception[0] is None and (self.process.returncode, output) != (0, "looked up 5 bytes\n"):
+            raise AssertionError(f"{self.arguments}: exit {self.process.returncode}, output {output!r}")
+        return False
+
+
+def elf_notes_spec(spec: str) -> dict:
+    """The JSON of a `[-]SIZE@OPERAND` spec."""
+    size, operand = spec.split("@", 1)
+    signed = size.startswith("-")
+    size = int(size.lstrip("-"))
+    return {"spec": spec, "size": size, "signed": signed, "operand": operand,
+            "type": f"{'' if signed else 'u'}int{size * 8}_t"}
+
+
+def elf_dynamic(path: str, tag: str) -> str:
+    output = subprocess.run(["readelf", "--dynamic", path], capture_output=True, text=True, check=True).stdout
+    line = next(line for line in output.splitlines() if f"({tag})" in line)
+    return line.split("[", 1)[1].rstrip("]")
+
+
+def ldd(path: str):
+    output = subprocess.run(["ldd", path], capture_output=True, text=True, check=True).stdout
+    found = []
+    for line in output.splitlines():
+        words = line.split()
+        if "=>" in words and words[words.index("=>") + 1].startswith("/"):
+            found.append(os.path.realpath(words[words.index("=>") + 1]))
+        elif words and words[0].startswith("/"):
+            found.append(os.path.realpath(words[0]))
+    return found
+
+
+def no_such_pid() -> int:
+    # Process ids stay below pid_max.
+    return int(Path("/proc/sys/kernel/pid_max").read_text())
+
+
+def yama_ptrace_scope() -> int:
+    scope = Path("/proc/sys/kernel/yama/ptrace_scope")
+    return int(scope.read_text()) if scope.exists() else 0
+
+
+def files_in(directory: Path):
+    return sorted(str(path.relative_to(directory)) for path in directory.rglob("*") if not path.is_dir())
+
+
+def parse_arguments() -> None:
+    global OPTIONS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--usdt", required=True, help="the build tree's bin/usdt")
+    parser.add_argument("--source-dir", type=Path, required=True)
+    parser.add_argument("--build-dir", type=Path, required=True)
+    parser.add_argument("--work-dir", type=Path, required=True)
+    parser.add_argument("--cmake", default="cmake")
+    parser.add_argument("--config", default="")
+    OPTIONS, rest = parser.parse_known_args()
+    remaining = [sys.argv[0]]
+    for argument in rest:
+        name, separator, path = argument.partition("=")
+        if separator and name in PROGRAM_NAMES:
+            PROGRAMS[name] = path
+        else:
+            remaining.append(argument)
+    sys.argv[:] = remaining
+    shutil.rmtree(OPTIONS.work_dir, ignore_errors=True)
+    OPTIONS.work_dir.mkdir(parents=True)
+
+
+if __name__ == "__main__":
+    parse_arguments()
+    usdt_testing.main()

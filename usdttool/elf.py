@@ -1,0 +1,303 @@
+"""Reads one ELF file: its probes, from the stapsdt notes (`.note.stapsdt`), with the argument
+names and types of usdt's `.note.usdt` records where they are present and agree with the
+notes; its loadable segments (to find a semaphore in a process's memory); and what the
+dynamic linker needs to find its shared libraries.
+
+The note formats are described in docs/reference.md ("Sections"); stapsdt's is that of
+systemtap's sys/sdt.h (https://sourceware.org/systemtap/wiki/UserSpaceProbeImplementation).
+"""
+
+import contextlib
+import os
+import re
+import struct
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+from elftools.elf.elffile import ELFFile
+
+from .errors import ToolError
+
+NOTE_TYPE = 3                     # both owners use type 3: stapsdt's version 3 format
+STAPSDT_OWNER = "stapsdt"
+USDT_OWNER = "usdt"
+KINDS = ("integer", "bool", "string", "pointer")
+
+# An operand may contain spaces (aarch64's `[sp, 40]`): split before each `[-]N@`.
+_SPEC_RE = re.compile(r"(-?)(\d+)(f?)@(.*)", re.DOTALL)
+_SPLIT_RE = re.compile(r"-?\d+f?@.*?(?=\s+-?\d+f?@|\s*$)", re.DOTALL)
+
+
+class NotELFError(ToolError):
+    """The file is not an ELF file at all (a mapped data file, a script)."""
+
+
+@dataclass(frozen=True)
+class ArgumentSpec:
+    """One `[-]SIZE@OPERAND` of a stapsdt note."""
+    text: str                # "-4@%edi"
+    size: int                # 0 when the text is not a spec
+    signed: bool
+    operand: str             # "%edi"
+
+    @property
+    def type_name(self) -> str:
+        """What the spec says of the value: `int32_t`, `uint64_t`, `double`..."""
+        match = _SPEC_RE.fullmatch(self.text)
+        if match and match[3]:
+            return {4: "float", 8: "double"}.get(self.size, f"{self.size}-byte float")
+        if self.size in (1, 2, 4, 8):
+            return f"{'' if self.signed else 'u'}int{self.size * 8}_t"
+        return f"{self.size}-byte value" if self.size else "unknown"
+
+    @property
+    def description(self) -> str:
+        """`-4@%edi` -> `int32_t in %edi`; `4@$5` -> `uint32_t constant 5`; `8@-8(%rbp)` -> `uint64_t at -8(%rbp)`."""
+        operand = self.operand
+        if operand.startswith("$") or re.fullmatch(r"-?\d+", operand):
+            return f"{self.type_name} constant {operand.lstrip('$')}"
+        if operand.startswith("%") or re.fullmatch(r"[a-z][a-z0-9]*", operand):
+            return f"{self.type_name} in {operand}"
+        return f"{self.type_name} at {operand}"
+
+
+@dataclass(frozen=True)
+class Site:
+    address: int             # link-time address of the nop (the note's pc)
+    semaphore: int           # link-time address, 0 when none
+    arguments: Tuple[ArgumentSpec, ...]
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A probe's argument, from .note.usdt when present, else from the notes."""
+    index: int
+    name: str                # declared name, else f"arg{index}"
+    declared_type: str       # declared type, else the <stdint.h> type of the note's size and sign
+    kind: str                # one of KINDS; from the notes only: "integer"
+    size: int
+    signed: bool             # size and sign from the notes
+
+
+@dataclass(frozen=True)
+class Probe:
+    provider: str
+    name: str
+    arguments: Tuple[Argument, ...]
+    sites: Tuple[Site, ...]
+    semaphore: int           # link-time address, 0 when none
+    source_name: Optional[str]   # the .d file named by .note.usdt; None when described by notes only
+
+    @property
+    def signature(self) -> str:
+        """`kvserver:request__start(uint64_t id, const char * key)`."""
+        arguments = ", ".join(f"{argument.declared_type} {argument.name}" for argument in self.arguments)
+        return f"{self.provider}:{self.name}({arguments})"
+
+
+@dataclass(frozen=True)
+class LoadSegment:
+    address: int             # p_vaddr
+    offset: int              # p_offset
+    file_size: int           # p_filesz
+
+
+@dataclass(frozen=True)
+class Module:
+    path: str
+    probes: Tuple[Probe, ...]    # sorted by (provider, name)
+    warnings: Tuple[str, ...] = ()          # .note.usdt records set aside, and why
+    segments: Tuple[LoadSegment, ...] = ()  # PT_LOAD
+
+    def file_offset(self, address: int) -> Optional[int]:
+        """Where a link-time address's byte is in the file; None when it is not file-backed."""
+        for segment in self.segments:
+            if segment.address <= address < segment.address + segment.file_size:
+                return segment.offset + address - segment.address
+        return None
+
+
+@dataclass(frozen=True)
+class Linkage:
+    """What the dynamic linker reads to load a file's shared libraries."""
+    elf_class: int           # 32 or 64
+    machine: str             # e_machine, "EM_X86_64"
+    needed: Tuple[str, ...]  # DT_NEEDED
+    rpath: Tuple[str, ...]   # DT_RPATH, split at ':'
+    runpath: Tuple[str, ...] # DT_RUNPATH, split at ':'
+    interpreter: Optional[str]   # PT_INTERP
+
+
+def read_module(path: str) -> Module:
+    """The probes of the ELF file at `path`; ToolError when it is missing, unreadable or not ELF."""
+    with _elf_file(path) as elf:
+        return _module(path, elf)
+
+
+def read_linkage(path: str) -> Linkage:
+    with _elf_file(path) as elf:
+        return _linkage(elf)
+
+
+@contextlib.contextmanager
+def _elf_file(path: str) -> Iterator[ELFFile]:
+    try:
+        stream = open(path, "rb")
+    except FileNotFoundError:
+        raise ToolError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ToolError(f"{path}: is a directory") from None
+    except PermissionError:
+        raise ToolError(f"{path}: permission denied") from None
+    except OSError as error:
+        raise ToolError(f"{path}: cannot read: {error.strerror}") from None
+    with stream:
+        try:
+            if stream.read(4) != b"\x7fELF":
+                raise NotELFError(f"{path}: not an ELF file")
+            stream.seek(0)
+            yield ELFFile(stream)
+        except ToolError:
+            raise
+        except OSError as error:
+            raise ToolError(f"{path}: cannot read: {error.strerror}") from None
+        except Exception as error:
+            # pyelftools meets damaged files with ELFError, construct's errors and, as fuzzing
+            # showed, TypeError, OverflowError...: all mean the same to the user.
+            raise ToolError(f"{path}: malformed ELF file ({type(error).__name__}: {error})") from None
+
+
+def parse_arguments(text: str) -> Tuple[ArgumentSpec, ...]:
+    """The specs of a stapsdt note's argument string, `-4@%edi 8@%rax`."""
+    text = text.strip()
+    if not text:
+        return ()
+    tokens = _SPLIT_RE.findall(text)
+    if "".join(tokens).replace(" ", "") != text.replace(" ", ""):
+        return (ArgumentSpec(text, 0, False, text),)
+    specs = []
+    for token in tokens:
+        match = _SPEC_RE.fullmatch(token)
+        specs.append(ArgumentSpec(token, int(match[2]), match[1] == "-", match[4]))
+    return tuple(specs)
+
+
+def _module(path: str, elf: ELFFile) -> Module:
+    byte_order = "<" if elf.little_endian else ">"
+    word = "Q" if elf.elfclass == 64 else "I"
+    base = elf.get_section_by_name(".stapsdt.base")
+    sites: Dict[Tuple[str, str], List[Site]] = {}
+    records: Dict[Tuple[str, str], List[Tuple[str, ...]]] = {}
+    warnings: List[str] = []
+    for owner, desc in _notes(elf, byte_order):
+        if owner == STAPSDT_OWNER:
+            note = _stapsdt_note(desc, byte_order + 3 * word, base)
+            if note is not None:
+                key, site = note
+                sites.setdefault(key, []).append(site)
+        elif owner == USDT_OWNER:
+            strings = _strings(desc)
+            if strings is None or len(strings) < 3:
+                warnings.append("a malformed .note.usdt record was ignored")
+            else:
+                records.setdefault((strings[0], strings[1]), []).append(strings[2:])
+    probes = []
+    for (provider, name), probe_sites in sorted(sites.items()):
+        probe_sites.sort(key=lambda site: site.address)
+        arguments, source_name, problem = _arguments(probe_sites[0].arguments, records.get((provider, name)))
+        if problem:
+            warnings.append(f"{provider}:{name}: {problem}; argument names and types from the stapsdt notes")
+        probes.append(Probe(provider, name, arguments, tuple(probe_sites), probe_sites[0].semaphore, source_name))
+    segments = tuple(LoadSegment(segment["p_vaddr"], segment["p_offset"], segment["p_filesz"])
+                     for segment in elf.iter_segments() if segment["p_type"] == "PT_LOAD")
+    return Module(path, tuple(probes), tuple(dict.fromkeys(warnings)), segments)
+
+
+def _notes(elf: ELFFile, byte_order: str) -> Iterator[Tuple[str, bytes]]:
+    """(owner, desc) of each type-3 note in the file's SHT_NOTE sections."""
+    file_size = os.fstat(elf.stream.fileno()).st_size
+    for section in elf.iter_sections():
+        if section["sh_type"] != "SHT_NOTE":
+            continue
+        if section["sh_offset"] + section["sh_size"] > file_size:
+            raise ValueError(f"section {section.name} runs past the end of the file")
+        data = section.data()
+        alignment = 8 if section["sh_addralign"] == 8 else 4
+        offset = 0
+        while offset + 12 <= len(data):
+            name_size, desc_size, note_type = struct.unpack_from(byte_order + "III", data, offset)
+            name_start = offset + 12
+            desc_start = name_start + _aligned(name_size, alignment)
+            if desc_start + desc_size > len(data):
+                break
+            if note_type == NOTE_TYPE:
+                owner = data[name_start:name_start + name_size].rstrip(b"\0").decode("latin-1")
+                yield owner, data[desc_start:desc_start + desc_size]
+            offset = desc_start + _aligned(desc_size, alignment)
+
+
+def _aligned(size: int, alignment: int) -> int:
+    return (size + alignment - 1) // alignment * alignment
+
+
+def _stapsdt_note(desc: bytes, header: str, base_section) -> Optional[Tuple[Tuple[str, str], Site]]:
+    header_size = struct.calcsize(header)
+    strings = _strings(desc[header_size:])
+    if len(desc) < header_size or strings is None or len(strings) < 3:
+        return None
+    address, base, semaphore = struct.unpack_from(header, desc)
+    # Prelinked or otherwise moved files: the note records where .stapsdt.base was at link time.
+    if base and base_section is not None:
+        address += base_section["sh_addr"] - base
+    provider, name, arguments = strings[:3]
+    return (provider, name), Site(address, semaphore, parse_arguments(arguments))
+
+
+def _strings(desc: bytes) -> Optional[Tuple[str, ...]]:
+    """The NUL-terminated strings of a note's desc; None unless it is exactly that."""
+    if not desc.endswith(b"\0"):
+        return None
+    try:
+        return tuple(desc[:-1].decode("utf-8").split("\0"))
+    except UnicodeDecodeError:
+        return None
+
+
+def _arguments(specs: Sequence[ArgumentSpec], records: Optional[List[Tuple[str, ...]]]):
+    """(arguments, source name, why the .note.usdt record was set aside or None)."""
+    from_notes = tuple(Argument(index, f"arg{index}", spec.type_name, "integer", spec.size, spec.signed)
+                       for index, spec in enumerate(specs))
+    if not records:
+        return from_notes, None, None
+    if len(set(records)) > 1:
+        return from_notes, None, "its .note.usdt records disagree"
+    source_name, *fields = records[0]
+    if len(fields) % 3 or not source_name:
+        return from_notes, None, "its .note.usdt record is malformed"
+    triples = [tuple(fields[i:i + 3]) for i in range(0, len(fields), 3)]
+    if len(triples) != len(specs):
+        return (from_notes, None, f"its .note.usdt record has {len(triples)} "
+                f"argument{'' if len(triples) == 1 else 's'} and its stapsdt notes {len(specs)}")
+    for name, declared_type, kind in triples:
+        if not name or not declared_type or kind not in KINDS:
+            return from_notes, None, "its .note.usdt record is malformed"
+    arguments = tuple(Argument(index, name, declared_type, kind, spec.size, spec.signed)
+                      for index, ((name, declared_type, kind), spec) in enumerate(zip(triples, specs)))
+    return arguments, source_name, None
+
+
+def _linkage(elf: ELFFile) -> Linkage:
+    needed, rpath, runpath, interpreter = [], [], [], None
+    for segment in elf.iter_segments():
+        if segment["p_type"] == "PT_INTERP":
+            interpreter = segment.get_interp_name()
+    dynamic = elf.get_section_by_name(".dynamic")
+    if dynamic is not None and hasattr(dynamic, "iter_tags"):
+        for tag in dynamic.iter_tags():
+            if tag.entry.d_tag == "DT_NEEDED":
+                needed.append(tag.needed)
+            elif tag.entry.d_tag == "DT_RPATH":
+                rpath += [entry for entry in tag.rpath.split(":") if entry]
+            elif tag.entry.d_tag == "DT_RUNPATH":
+                runpath += [entry for entry in tag.runpath.split(":") if entry]
+    return Linkage(elf.elfclass, elf["e_machine"], tuple(needed), tuple(rpath), tuple(runpath), interpreter)

@@ -1,0 +1,5 @@
+"""The one error the tool reports: a message for the user, printed as `usdt: error: MESSAGE`."""
+
+
+class ToolError(Exception):
+    pass

@@ -1,0 +1,80 @@
+"""The `usdt` command line: `usdt list ...` (listing.py) and `usdt trace ...` (trace.py).
+
+Every failure the user can cause or fix prints one line, `usdt: error: MESSAGE`, and exits 1;
+usage errors print such a line too, and exit 2; Ctrl-C exits 130 quietly.
+"""
+
+import argparse
+import os
+import sys
+from typing import List, Optional
+
+from . import listing, trace
+from usdtgen.errors import GeneratorError
+
+from .errors import ToolError
+
+PROGRAM = "usdt"
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """Usage errors as one line, like every other error."""
+
+    def error(self, message: str):
+        sys.stderr.write(f"{PROGRAM}: error: {message} (see '{self.prog} --help')\n")
+        sys.exit(2)
+
+
+def argument_parser() -> argparse.ArgumentParser:
+    parser = _ArgumentParser(prog=PROGRAM, description="Lists and traces USDT probes.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    list_parser = commands.add_parser(
+        "list", help="list the probes of a file or a process",
+        description="Lists the probes of an executable or shared library, or of every file a "
+                    "running process maps, with their arguments' names and types.")
+    listing.add_arguments(list_parser)
+    list_parser.set_defaults(run=listing.run)
+    trace_parser = commands.add_parser("trace", help="trace probes with bpftrace, arguments by name")
+    trace.add_arguments(trace_parser)
+    trace_parser.set_defaults(run=trace.run)
+    parser.command_parsers = {"list": list_parser, "trace": trace_parser}
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # `usdt trace ... -- COMMAND ARGS...`: what follows `--` is the command's, not usdt's.
+    traced_command: List[str] = []
+    if "--" in argv:
+        split = argv.index("--")
+        argv, traced_command = argv[:split], argv[split + 1:]
+    parser = argument_parser()
+    if argv[:1] == ["trace"]:
+        # Probe patterns may follow options (`usdt trace app -d app.d 'app:*'`): only
+        # parse_intermixed_args() accepts that, and it refuses a parser with subcommands.
+        args = parser.command_parsers["trace"].parse_intermixed_args(argv[1:])
+        args.command = "trace"
+    else:
+        args = parser.parse_args(argv)
+    args.traced_command = traced_command
+    if traced_command and args.command != "trace":
+        sys.stderr.write(f"{PROGRAM}: error: only `usdt trace` runs a command given after `--`\n")
+        return 2
+    try:
+        status = args.run(args)
+        sys.stdout.flush()
+        return status
+    except ToolError as error:
+        sys.stderr.write(f"{PROGRAM}: error: {error}\n")
+        return 1
+    except GeneratorError as error:
+        # A provider file's problem, where it is: `file:line:col: error: message`.
+        sys.stderr.write(f"{error}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `usdt list ... | head`: the reader left; the rest is nobody's business. Python would
+        # report the failed flush at exit, so stdout goes to /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -1,0 +1,349 @@
+"""`usdt trace`: runs bpftrace on the probes of a file or a process and prints one line per hit,
+`NSECS pid=PID tid=TID provider:probe name=value...`, with each argument named and formatted
+by its type: the line the bpftrace scripts usdtgen generates print.
+
+Names and types come from a provider file given with --provider-file, else from the binary's
+`.note.usdt` records, else from its stapsdt notes alone (`arg0=`, integers of the note's size).
+The bpftrace program comes from the same template as the generated scripts.
+"""
+
+import fnmatch
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from usdtgen import cli as generator, model, render, types
+from usdtgen.errors import GeneratorError, SourceLocation
+
+from . import elf, process
+from .errors import ToolError
+
+# Printed by the program's BEGIN probe, which bpftrace runs once every probe is attached.
+READY_LINE = "usdt-trace: attached"
+
+# bpftrace 0.17 splits an attach point at ':' and ends it at whitespace.
+_ATTACHABLE_PATH = re.compile(r"[^\s:\"]+")
+
+# A capability that lets bpftrace load programs and open uprobes without root.
+_CAP_SYS_ADMIN = 21
+_CAP_PERFMON, _CAP_BPF = 38, 39
+
+# How long bpftrace may take to stop after SIGINT before it is killed.
+_STOP_TIMEOUT = 10.0
+
+
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Traces the probes of an executable or shared library (in every process that runs it), "
+        "or of a running process, with bpftrace: one line per hit, arguments by name and type. "
+        "Needs root. Ctrl-C stops it.")
+    parser.add_argument("binary", nargs="?", metavar="BINARY",
+                        help="executable or shared library whose probes to trace")
+    parser.add_argument("-p", "--pid", type=int, metavar="PID",
+                        help="trace the probes of every file process PID maps, in that process only")
+    parser.add_argument("probes", nargs="*", metavar="PROVIDER:PROBE",
+                        help="probes to trace, as shell patterns (kvserver:request__*); "
+                             "PROVIDER alone means all of its probes; default: every probe")
+    parser.add_argument("-d", "--provider-file", metavar="FILE.d",
+                        help="take argument names and types from this provider file")
+    parser.add_argument("--script", action="store_true",
+                        help="print the bpftrace program instead of running it (no root needed)")
+    parser.epilog = ("After `--`, a command to run while tracing: tracing ends when it exits, "
+                     "and usdt exits with its status.")
+
+
+def run(args) -> int:
+    command = args.traced_command
+    if args.pid is not None and args.binary is not None:
+        # With -p, every operand is a probe pattern.
+        args.probes, args.binary = [args.binary, *args.probes], None
+    if args.binary is None and args.pid is None:
+        raise ToolError("give a BINARY or -p PID to trace")
+    if args.pid is not None and command:
+        raise ToolError("-p PID traces a running process; a command after `--` needs a BINARY instead")
+
+    modules = _modules(args)
+    described = _describe(modules, args.provider_file)
+    selected = _select(described, args.probes, _what(args))
+    program = render.render_trace_script(
+        [(module, [probe for probe, _ in probes]) for module, probes in selected], READY_LINE)
+    if args.script:
+        sys.stdout.write(program)
+        return 0
+
+    bpftrace = _bpftrace()
+    _check_privileges()
+    count = sum(len(probes) for _, probes in selected)
+    sources = sorted({source for _, probes in selected for _, source in probes})
+    announcement = (f"usdt: tracing {count} probe{'s' if count != 1 else ''} of {_what(args)} "
+                    f"(names and types from {', '.join(sources)}); Ctrl-C to stop")
+    return _trace(bpftrace, program, args.pid, command, announcement)
+
+
+def _what(args) -> str:
+    return args.binary if args.pid is None else f"process {args.pid}"
+
+
+def _modules(args) -> List[elf.Module]:
+    if args.pid is not None:
+        modules = process.probe_modules(args.pid)
+        if not modules:
+            raise ToolError(f"process {args.pid} maps no file with USDT probes (no .note.stapsdt section)")
+        return modules
+    module = elf.read_module(args.binary)
+    if not module.probes:
+        raise ToolError(f"{args.binary} has no USDT probes (no .note.stapsdt section): was it built with "
+                        f"usdt_add_provider(), and are its notes still there after strip?")
+    return [module]
+
+
+# A probe to trace and where its names and types came from.
+Described = Tuple[model.Probe, str]
+
+
+def _describe(modules: Sequence[elf.Module], provider_file: Optional[str]) -> List[Tuple[str, List[Described]]]:
+    """Each module's attachable path and its probes as the generator's model describes them,
+    so that the trace prints exactly what the generated scripts print."""
+    declared = _declared_probes(provider_file) if provider_file else {}
+    described = []
+    for module in modules:
+        path = os.path.realpath(module.path)
+        if not _ATTACHABLE_PATH.fullmatch(path):
+            raise ToolError(f"{path}: bpftrace cannot attach to a path with a space, quote or colon; "
+                            f"trace it through a symbolic link with a plain name")
+        probes = []
+        for probe in module.probes:
+            declaration = declared.get((probe.provider, probe.name))
+            if declaration is not None:
+                _check_declaration_fits(declaration, probe, module.path)
+                probes.append((declaration, os.path.basename(provider_file)))
+            else:
+                probes.append((_model_probe(probe, module.path), probe.source_name or "the stapsdt notes"))
+        described.append((path, probes))
+    return described
+
+
+def _declared_probes(path: str) -> Dict[Tuple[str, str], model.Probe]:
+    return {(probe.provider, probe.name): probe for probe in generator.build_model(path).probes}
+
+
+def _check_declaration_fits(declaration: model.Probe, probe: elf.Probe, module: str) -> None:
+    in_file = [(argument.type.size, argument.type.signed) for argument in declaration.arguments]
+    in_notes = [(argument.size, argument.signed) for argument in probe.arguments]
+    if in_file != in_notes:
+        raise GeneratorError(declaration.location,
+                             f"{probe.provider}:{probe.name} is declared here with arguments of "
+                             f"{_sizes(in_file)}, but {module}'s notes say {_sizes(in_notes)}")
+
+
+def _sizes(arguments: Sequence[Tuple[int, bool]]) -> str:
+    return "(" + ", ".join(f"{'-' if signed else ''}{size}" for size, signed in arguments) + ")" \
+        if arguments else "none"
+
+
+def _model_probe(probe: elf.Probe, module: str) -> model.Probe:
+    """The generator's model of a probe recovered from a binary: its line format is the model's."""
+    location = SourceLocation(module, 0, 0)
+    arguments = tuple(
+        model.Argument(argument.index, argument.name,
+                       types.ArgumentType(argument.declared_type, argument.declared_type, argument.kind,
+                                          argument.size, argument.signed),
+                       location, cxx_function="")
+        for argument in probe.arguments)
+    return model.Probe(probe.provider, probe.name, arguments, location, has_semaphore=probe.semaphore != 0,
+                       source_name=probe.source_name or "")
+
+
+def _select(described, patterns: Sequence[str], what: str):
+    """The probes matching any of `patterns` (all without patterns), modules with none left out."""
+    full_patterns = {pattern: pattern if ":" in pattern else f"{pattern}:*" for pattern in patterns}
+    unmatched = [pattern for pattern, full in full_patterns.items()
+                 if not any(fnmatch.fnmatchcase(f"{probe.provider}:{probe.name}", full)
+                            for _, probes in described for probe, _ in probes)]
+    if unmatched:
+        available = sorted({f"{probe.provider}:{probe.name}" for _, probes in described for probe, _ in probes})
+        raise ToolError(f"no probe of {what} matches {', '.join(unmatched)}; "
+                        f"its probes: {' '.join(available)}")
+    selected = []
+    for module, probes in described:
+        chosen = [(probe, source) for probe, source in probes
+                  if not patterns or any(fnmatch.fnmatchcase(f"{probe.provider}:{probe.name}", full)
+                                         for full in full_patterns.values())]
+        if chosen:
+            selected.append((module, chosen))
+    return selected
+
+
+def _bpftrace() -> str:
+    found = shutil.which("bpftrace")
+    if found is None:
+        raise ToolError("usdt trace runs bpftrace, which is not installed "
+                        "(Debian/Ubuntu: apt-get install bpftrace); `usdt trace --script` prints "
+                        "the program it would run")
+    return found
+
+
+def _check_privileges() -> None:
+    if os.geteuid() == 0:
+        return
+    effective = _effective_capabilities()
+    if (1 << _CAP_SYS_ADMIN) & effective or ((1 << _CAP_BPF) & effective and (1 << _CAP_PERFMON) & effective):
+        return
+    raise ToolError("usdt trace needs root to attach uprobes with bpftrace (or the capabilities "
+                    "CAP_BPF and CAP_PERFMON): run it with sudo; `usdt list` needs no root")
+
+
+def _effective_capabilities() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("CapEff:"):
+                    return int(line.split()[1], 16)
+    except OSError:
+        pass
+    return 0
+
+
+def _trace(bpftrace: str, program: str, pid: Optional[int], command: Sequence[str], announcement: str) -> int:
+    """Runs bpftrace until Ctrl-C, the traced process's end, or the command's end, printing its
+    lines as they come. Returns the command's status, else 0."""
+    arguments = [bpftrace, "-B", "line", "-e", program]
+    if pid is not None:
+        arguments += ["-p", str(pid)]
+    stop = threading.Event()
+    previous_handler = signal.signal(signal.SIGINT, lambda *_: stop.set())
+    # In a session of its own, out of reach of the terminal's Ctrl-C: usdt stops it once it has
+    # printed what the traced code fired (see _Output.stop_when_quiet).
+    tracer = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
+                              start_new_session=True)
+    try:
+        _start_thread(_copy_messages, tracer.stderr)
+        output = _Output(tracer)
+        if not output.wait_until_attached():
+            raise ToolError(f"bpftrace exited with status {tracer.wait()} before attaching (its message is above)")
+        sys.stderr.write(announcement + "\n")
+        sys.stderr.flush()
+        child = _start(command, stop) if command else None
+        while output.print_lines():
+            if stop.is_set():
+                output.stop_when_quiet()
+        if tracer.wait() != 0 and not stop.is_set():
+            raise ToolError(f"bpftrace exited with status {tracer.returncode} (its message is above)")
+        if child is None:
+            return 0
+        status = child.wait()
+        return 128 - status if status < 0 else status
+    finally:
+        _stop(tracer)
+        signal.signal(signal.SIGINT, previous_handler)
+
+
+class _Output:
+    """bpftrace's output, read by a thread: the main thread waits on a queue, where Ctrl-C
+    interrupts it, and can tell when the output has gone quiet."""
+
+    # bpftrace 0.17 does not print the events still in its buffers when it gets SIGINT (seen:
+    # 12 of 3,000 hits lost on a loaded machine). A traced process's hits are all in those
+    # buffers when it ends, so once the output has been quiet this long they have been printed.
+    QUIET = 0.3
+    # How long a stop may wait for quiet when the traced code keeps firing.
+    MAX_STOP_DELAY = 2.0
+
+    def __init__(self, tracer: subprocess.Popen):
+        self.tracer = tracer
+        self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        self.last_line_at = time.monotonic()
+        self.stop_requested_at: Optional[float] = None
+        _start_thread(self._read)
+
+    def _read(self) -> None:
+        for line in self.tracer.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _next(self, timeout: float) -> Optional[str]:
+        """The next line, "" when none came within `timeout`, None at the end."""
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            return ""
+        self.last_line_at = time.monotonic()
+        return line
+
+    def wait_until_attached(self) -> bool:
+        while True:
+            line = self._next(timeout=1.0)
+            if line is None:
+                return False
+            if line.rstrip("\n") == READY_LINE:
+                return True
+            if line and not line.startswith("Attaching "):
+                sys.stdout.write(line)
+
+    def print_lines(self) -> bool:
+        """Prints what came in the next moment; False once bpftrace has ended."""
+        line = self._next(timeout=0.1)
+        if line is None:
+            return False
+        # bpftrace ends with the (empty) maps it prints on exit.
+        if line.strip():
+            sys.stdout.write(line)
+        return True
+
+    def stop_when_quiet(self) -> None:
+        now = time.monotonic()
+        if self.stop_requested_at is None:
+            self.stop_requested_at = now
+        quiet = now - self.last_line_at >= self.QUIET
+        if (quiet or now - self.stop_requested_at >= self.MAX_STOP_DELAY) and self.tracer.poll() is None:
+            self.tracer.send_signal(signal.SIGINT)
+
+
+def _start(command: Sequence[str], stop: threading.Event) -> subprocess.Popen:
+    """Runs the command; `stop` is set when it ends."""
+    try:
+        child = subprocess.Popen(command)
+    except OSError as error:
+        raise ToolError(f"cannot run {command[0]}: {error.strerror}") from None
+
+    def stop_when_done() -> None:
+        child.wait()
+        stop.set()
+    _start_thread(stop_when_done)
+    return child
+
+
+def _start_thread(function, *arguments) -> None:
+    """A thread with SIGINT blocked from its first instruction, so that Ctrl-C reaches the
+    main thread, wherever it waits."""
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        threading.Thread(target=function, args=arguments, daemon=True).start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+
+
+def _copy_messages(messages) -> None:
+    """bpftrace's messages, but for the one about RLIMIT_MEMLOCK, which it prints where it may not
+    raise the limit (a container, a VM) and which says nothing when the programs load anyway."""
+    for line in messages:
+        if "RLIMIT_MEMLOCK" not in line:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+
+
+def _stop(tracer: subprocess.Popen) -> None:
+    if tracer.poll() is None:
+        tracer.send_signal(signal.SIGINT)
+        try:
+            tracer.wait(_STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            tracer.kill()
+            tracer.wait()
