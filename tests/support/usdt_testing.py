@@ -6,10 +6,12 @@ test that never ran. `main()` exits 77 when tests were skipped, which CTest show
 "Skipped" (SKIP_RETURN_CODE 77), and 1 on failure.
 """
 
+import argparse
 import os
 import shutil
 import sys
 import unittest
+from typing import Dict, Sequence, Tuple
 
 SKIP_RETURN_CODE = 77
 
@@ -35,6 +37,24 @@ def require_tracer(test: unittest.TestCase, tool: str, needs_root: bool = True, 
     if tracers_required():
         test.fail(f"USDT_REQUIRE_TRACERS=1 but {reason}")
     test.skipTest(reason)
+
+
+def parse_options(parser: argparse.ArgumentParser,
+                  program_names: Sequence[str] = ()) -> Tuple[argparse.Namespace, Dict[str, str]]:
+    """The options `parser` declares, and the NAME=PATH arguments by which CTest passes the
+    programs CMake built (NAME in `program_names`), taken from sys.argv; unittest gets the rest
+    (test names, -v)."""
+    options, rest = parser.parse_known_args()
+    programs: Dict[str, str] = {}
+    remaining = [sys.argv[0]]
+    for argument in rest:
+        name, separator, path = argument.partition("=")
+        if separator and name in program_names:
+            programs[name] = path
+        else:
+            remaining.append(argument)
+    sys.argv[:] = remaining
+    return options, programs
 
 
 def main() -> None:

@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
@@ -450,15 +449,8 @@ def parse_arguments() -> None:
     parser.add_argument("--work-dir", type=Path, required=True)
     parser.add_argument("--cmake", default="cmake")
     parser.add_argument("--config", default="")
-    OPTIONS, rest = parser.parse_known_args()
-    remaining = [sys.argv[0]]
-    for argument in rest:
-        name, separator, path = argument.partition("=")
-        if separator and name in PROGRAM_NAMES:
-            PROGRAMS[name] = path
-        else:
-            remaining.append(argument)
-    sys.argv[:] = remaining
+    OPTIONS, programs = usdt_testing.parse_options(parser, PROGRAM_NAMES)
+    PROGRAMS.update(programs)
     shutil.rmtree(OPTIONS.work_dir, ignore_errors=True)
     OPTIONS.work_dir.mkdir(parents=True)
 

@@ -14,7 +14,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import unittest
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -256,15 +255,8 @@ def parse_arguments() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--usdt", required=True, help="the build tree's bin/usdt")
     parser.add_argument("--work-dir", type=Path, required=True)
-    OPTIONS, rest = parser.parse_known_args()
-    remaining = [sys.argv[0]]
-    for argument in rest:
-        name, separator, path = argument.partition("=")
-        if separator and name in PROGRAM_NAMES:
-            PROGRAMS[name] = path
-        else:
-            remaining.append(argument)
-    sys.argv[:] = remaining
+    OPTIONS, programs = usdt_testing.parse_options(parser, PROGRAM_NAMES)
+    PROGRAMS.update(programs)
     shutil.rmtree(OPTIONS.work_dir, ignore_errors=True)
     OPTIONS.work_dir.mkdir(parents=True)
 
