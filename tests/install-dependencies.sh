@@ -10,11 +10,20 @@ test_packages=(clang lld mold gdb doctest-dev
                gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf
                systemtap-sdt-dev meson ninja-build pkg-config
                clang-tidy python3-pyflakes valgrind
-               systemtap)
+               systemtap bpfcc-tools)
 # perf: Debian's linux-perf; Ubuntu packages it per kernel (linux-tools-$(uname -r)).
 if apt-cache show linux-perf >/dev/null 2>&1; then
   test_packages+=(linux-perf)
 fi
+# bcc's trace compiles its BPF programs against the running kernel's headers: a distribution
+# kernel has a package of them; for one without (a VM's, a cloud's), see below.
+if apt-cache show "linux-headers-$(uname -r)" >/dev/null 2>&1; then
+  test_packages+=("linux-headers-$(uname -r)")
+fi
+# Where the running kernel has no headers, the distribution's current ones, unpacked (not
+# installed: they are not this kernel's) for tests/cookbook to hand bcc as BCC_KERNEL_SOURCE.
+# bcc's USDT programs only read registers from pt_regs, which these headers describe alike.
+debian_kernel_headers=/var/cache/usdt-tests/kernel-headers
 
 case "${1:-}" in
   build) wanted=("${build_packages[@]}") ;;
@@ -35,6 +44,29 @@ if ((${#missing[@]})); then
   echo "Installing: ${missing[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "${1:-}" = tests ] && ((EUID == 0)) && [ ! -d "/lib/modules/$(uname -r)/build" ] \
+    && [ ! -d "$debian_kernel_headers/build" ]; then
+  flavour="linux-headers-$(dpkg --print-architecture)"
+  headers=$(apt-cache depends "$flavour" 2>/dev/null | sed -n 's/^ *Depends: \(linux-headers-.*\)$/\1/p' | head -n 1)
+  if [ -n "$headers" ]; then
+    echo "Unpacking $headers for bcc (this kernel, $(uname -r), has no headers package)"
+    unpack=$(mktemp -d)
+    chmod 755 "$unpack"   # apt downloads as its own user, _apt
+    # The flavour's headers and the common half they build on.
+    (cd "$unpack" && apt-get download -qq -o APT::Sandbox::User=root "$headers" \
+      $(apt-cache depends "$headers" | sed -n 's/^ *Depends: \(linux-headers-.*\)$/\1/p') >/dev/null)
+    for deb in "$unpack"/*.deb; do dpkg-deb -x "$deb" "$unpack/root"; done
+    # One tree, as a kernel's build directory is: the common half, then the flavour's.
+    mkdir "$unpack/build"
+    for tree in "$unpack"/root/usr/src/linux-headers-*-common "$unpack/root/usr/src/$headers"; do
+      cp -a "$tree/." "$unpack/build/"
+    done
+    mkdir -p "$debian_kernel_headers"
+    mv "$unpack/build" "$debian_kernel_headers/build"
+    rm -rf "$unpack"
+  fi
 fi
 
 # bpftrace detaches its probes through tracefs; mount it where the kernel has it unmounted.

@@ -217,10 +217,11 @@ def _trace(bpftrace: str, program: str, pid: Optional[int], command: Sequence[st
     arguments = [bpftrace, "-B", "line", "-e", program]
     if pid is not None:
         arguments += ["-p", str(pid)]
-    stop = threading.Event()
-    previous_handler = signal.signal(signal.SIGINT, lambda *_: stop.set())
-    # In a session of its own, out of reach of the terminal's Ctrl-C: usdt stops it once it has
-    # printed what the traced code fired (see _Output.stop_when_quiet).
+    interrupted = threading.Event()      # Ctrl-C: stop now
+    command_done = threading.Event()     # stop once every hit the command fired is printed
+    previous_handler = signal.signal(signal.SIGINT, lambda *_: interrupted.set())
+    # In a session of its own, out of reach of the terminal's Ctrl-C: usdt stops it, at once on
+    # Ctrl-C, and after a command only once it has printed what the command fired (see _Output).
     tracer = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
                               start_new_session=True)
     try:
@@ -230,11 +231,13 @@ def _trace(bpftrace: str, program: str, pid: Optional[int], command: Sequence[st
             raise ToolError(f"bpftrace exited with status {tracer.wait()} before attaching (its message is above)")
         sys.stderr.write(announcement + "\n")
         sys.stderr.flush()
-        child = _start(command, stop) if command else None
+        child = _start(command, command_done) if command else None
         while output.print_lines():
-            if stop.is_set():
+            if interrupted.is_set():
+                output.stop()
+            elif command_done.is_set():
                 output.stop_when_quiet()
-        if tracer.wait() != 0 and not stop.is_set():
+        if tracer.wait() != 0 and not (interrupted.is_set() or command_done.is_set()):
             raise ToolError(f"bpftrace exited with status {tracer.returncode} (its message is above)")
         if child is None:
             return 0
@@ -253,14 +256,17 @@ class _Output:
     # 12 of 3,000 hits lost on a loaded machine). A traced process's hits are all in those
     # buffers when it ends, so once the output has been quiet this long they have been printed.
     QUIET = 0.3
-    # How long a stop may wait for quiet when the traced code keeps firing.
+    # How long the wait for quiet may last when other processes keep firing the probes.
     MAX_STOP_DELAY = 2.0
+    STOP_SIGNAL_INTERVAL = 1.0
 
     def __init__(self, tracer: subprocess.Popen):
         self.tracer = tracer
         self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self.last_line_at = time.monotonic()
         self.stop_requested_at: Optional[float] = None
+        self.first_stop_signal_at: Optional[float] = None
+        self.last_stop_signal_at = float("-inf")
         _start_thread(self._read)
 
     def _read(self) -> None:
@@ -301,13 +307,26 @@ class _Output:
         now = time.monotonic()
         if self.stop_requested_at is None:
             self.stop_requested_at = now
-        quiet = now - self.last_line_at >= self.QUIET
-        if (quiet or now - self.stop_requested_at >= self.MAX_STOP_DELAY) and self.tracer.poll() is None:
+        if now - self.last_line_at >= self.QUIET or now - self.stop_requested_at >= self.MAX_STOP_DELAY:
+            self.stop()
+
+    def stop(self) -> None:
+        """bpftrace prints what it has read and exits on SIGINT; but now and then 0.17 misses
+        one (seen in about 1 of 10 runs), so it gets another each second, and SIGKILL at last."""
+        now = time.monotonic()
+        if self.tracer.poll() is not None or now - self.last_stop_signal_at < self.STOP_SIGNAL_INTERVAL:
+            return
+        if self.first_stop_signal_at is None:
+            self.first_stop_signal_at = now
+        if now - self.first_stop_signal_at >= _STOP_TIMEOUT:
+            self.tracer.kill()
+        else:
             self.tracer.send_signal(signal.SIGINT)
+        self.last_stop_signal_at = now
 
 
-def _start(command: Sequence[str], stop: threading.Event) -> subprocess.Popen:
-    """Runs the command; `stop` is set when it ends."""
+def _start(command: Sequence[str], done: threading.Event) -> subprocess.Popen:
+    """Runs the command; `done` is set when it ends."""
     try:
         child = subprocess.Popen(command)
     except OSError as error:
@@ -315,7 +334,7 @@ def _start(command: Sequence[str], stop: threading.Event) -> subprocess.Popen:
 
     def stop_when_done() -> None:
         child.wait()
-        stop.set()
+        done.set()
     _start_thread(stop_when_done)
     return child
 

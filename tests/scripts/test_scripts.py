@@ -12,7 +12,6 @@ Usage (CTest passes these): test_scripts.py --program PATH --library PATH --scri
 
 import argparse
 import os
-import platform
 import queue
 import re
 import shutil
@@ -24,6 +23,7 @@ import threading
 import unittest
 from pathlib import Path
 
+from systemtap_stub import stub_kernel_tree
 from usdt_testing import main, require_tracer
 
 # From the command line (_parse_options); SCRIPTS maps file names to paths.
@@ -233,16 +233,6 @@ class SystemTapScriptTest(unittest.TestCase):
 
     def test_probes_the_file_lacks_are_skipped(self):
         self.assertEqual(self.translated_probes(SCRIPTS["traced.stp"], OPTIONS.library), set())
-
-
-def stub_kernel_tree(directory):
-    """The least of a kernel build tree that lets stap translate (not build) process probes:
-    it checks for the tree and the kernel's uprobes support, then reads only the program."""
-    (directory / "include/config").mkdir(parents=True)
-    (directory / ".config").write_text("CONFIG_UPROBES=y\nCONFIG_ARCH_SUPPORTS_UPROBES=y\nCONFIG_TRACEPOINTS=y\n")
-    (directory / "include/config/kernel.release").write_text(platform.release() + "\n")
-    (directory / "Module.symvers").write_text("")
-    return directory
 
 
 # --tracer -> the test classes it runs.

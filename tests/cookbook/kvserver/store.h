@@ -1,0 +1,12 @@
+/* libkvstore: a fixed-size in-memory table of string keys and values. */
+#ifndef COOKBOOK_STORE_H
+#define COOKBOOK_STORE_H
+
+#include <stdbool.h>
+
+void store_set(const char *key, const char *value);
+/* The value of `key`, or NULL. */
+const char *store_get(const char *key);
+bool store_delete(const char *key);
+
+#endif
