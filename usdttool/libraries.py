@@ -31,7 +31,9 @@ def shared_libraries(path: str) -> Libraries:
     found: List[str] = []
     names, files = set(), set()
     missing: List[Tuple[str, str]] = []
-    if main.interpreter:
+    if main.interpreter and not os.path.isfile(main.interpreter):
+        missing.append((path, main.interpreter))    # built for another machine, say
+    elif main.interpreter:
         found.append(main.interpreter)
         names.add(os.path.basename(main.interpreter))
         files.add(os.path.realpath(main.interpreter))

@@ -1,7 +1,8 @@
 """The `usdt` command line: `usdt list ...` (listing.py) and `usdt trace ...` (trace.py).
 
 Every failure the user can cause or fix prints one line, `usdt: error: MESSAGE`, and exits 1;
-usage errors print such a line too, and exit 2; Ctrl-C exits 130 quietly.
+usage errors print such a line too, and exit 2. A Ctrl-C that reaches Python as
+KeyboardInterrupt exits 130 quietly; `usdt trace` handles Ctrl-C itself (trace.py).
 """
 
 import argparse

@@ -7,6 +7,7 @@ Names and types come from a provider file given with --provider-file, else from 
 The bpftrace program comes from the same template as the generated scripts.
 """
 
+import ctypes
 import fnmatch
 import os
 import queue
@@ -30,10 +31,8 @@ READY_LINE = "usdt-trace: attached"
 
 # bpftrace 0.17 splits an attach point at ':' and ends it at whitespace.
 _ATTACHABLE_PATH = re.compile(r"[^\s:\"]+")
-
-# A capability that lets bpftrace load programs and open uprobes without root.
-_CAP_SYS_ADMIN = 21
-_CAP_PERFMON, _CAP_BPF = 38, 39
+# Names go into the bpftrace program: anything else in a binary's notes could rewrite it.
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # How long bpftrace may take to stop after SIGINT before it is killed.
 _STOP_TIMEOUT = 10.0
@@ -114,12 +113,21 @@ def _describe(modules: Sequence[elf.Module], provider_file: Optional[str]) -> Li
     declared = _declared_probes(provider_file) if provider_file else {}
     described = []
     for module in modules:
-        path = os.path.realpath(module.path)
+        # Not resolved: a link with a plain name stands for a path bpftrace cannot take.
+        path = os.path.abspath(module.path)
         if not _ATTACHABLE_PATH.fullmatch(path):
-            raise ToolError(f"{path}: bpftrace cannot attach to a path with a space, quote or colon; "
-                            f"trace it through a symbolic link with a plain name")
+            problem = (f"{path}: bpftrace cannot attach to a path with a space, quote or colon; "
+                       f"trace it through a link (ln -s) with a plain name")
+            if len(modules) == 1:
+                raise ToolError(problem)
+            _warn(f"{problem}; its probes are left out")
+            continue
         probes = []
         for probe in module.probes:
+            if not (_NAME.fullmatch(probe.provider) and _NAME.fullmatch(probe.name)):
+                _warn(f"{module.path}: the probe {probe.provider!r}:{probe.name!r} is left out: "
+                      f"bpftrace takes names of letters, digits and '_'")
+                continue
             declaration = declared.get((probe.provider, probe.name))
             if declaration is not None:
                 _check_declaration_fits(declaration, probe, module.path)
@@ -152,7 +160,7 @@ def _model_probe(probe: elf.Probe, module: str) -> model.Probe:
     """The generator's model of a probe recovered from a binary: its line format is the model's."""
     location = SourceLocation(module, 0, 0)
     arguments = tuple(
-        model.Argument(argument.index, argument.name,
+        model.Argument(argument.index, argument.name if _NAME.fullmatch(argument.name) else f"arg{argument.index}",
                        types.ArgumentType(argument.declared_type, argument.declared_type, argument.kind,
                                           argument.size, argument.signed),
                        location, cxx_function="")
@@ -181,6 +189,10 @@ def _select(described, patterns: Sequence[str], what: str):
     return selected
 
 
+def _warn(message: str) -> None:
+    sys.stderr.write(f"usdt: warning: {message}\n")
+
+
 def _bpftrace() -> str:
     found = shutil.which("bpftrace")
     if found is None:
@@ -191,24 +203,10 @@ def _bpftrace() -> str:
 
 
 def _check_privileges() -> None:
-    if os.geteuid() == 0:
-        return
-    effective = _effective_capabilities()
-    if (1 << _CAP_SYS_ADMIN) & effective or ((1 << _CAP_BPF) & effective and (1 << _CAP_PERFMON) & effective):
-        return
-    raise ToolError("usdt trace needs root to attach uprobes with bpftrace (or the capabilities "
-                    "CAP_BPF and CAP_PERFMON): run it with sudo; `usdt list` needs no root")
-
-
-def _effective_capabilities() -> int:
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("CapEff:"):
-                    return int(line.split()[1], 16)
-    except OSError:
-        pass
-    return 0
+    # bpftrace 0.17 refuses anyone but root, whatever their capabilities.
+    if os.geteuid() != 0:
+        raise ToolError("usdt trace needs root to attach uprobes with bpftrace: run it with sudo; "
+                        "`usdt list` needs no root")
 
 
 def _trace(bpftrace: str, program: str, pid: Optional[int], command: Sequence[str], announcement: str) -> int:
@@ -217,17 +215,22 @@ def _trace(bpftrace: str, program: str, pid: Optional[int], command: Sequence[st
     arguments = [bpftrace, "-B", "line", "-e", program]
     if pid is not None:
         arguments += ["-p", str(pid)]
-    interrupted = threading.Event()      # Ctrl-C: stop now
+    interrupted = threading.Event()      # Ctrl-C, SIGTERM, SIGHUP: stop now
     command_done = threading.Event()     # stop once every hit the command fired is printed
-    previous_handler = signal.signal(signal.SIGINT, lambda *_: interrupted.set())
+    previous_handlers = {number: signal.signal(number, lambda *_: interrupted.set()) for number in _STOP_SIGNALS}
     # In a session of its own, out of reach of the terminal's Ctrl-C: usdt stops it, at once on
     # Ctrl-C, and after a command only once it has printed what the command fired (see _Output).
+    # And it dies with usdt, which only SIGKILL stops without stopping it.
     tracer = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
-                              start_new_session=True)
+                              errors="backslashreplace", start_new_session=True, preexec_fn=_die_with_parent)
+    child = None
     try:
-        _start_thread(_copy_messages, tracer.stderr)
+        messages = _start_thread(_copy_messages, tracer.stderr)
         output = _Output(tracer)
-        if not output.wait_until_attached():
+        if not output.wait_until_attached(interrupted):
+            if interrupted.is_set():
+                return 130
+            messages.join(timeout=1)
             raise ToolError(f"bpftrace exited with status {tracer.wait()} before attaching (its message is above)")
         sys.stderr.write(announcement + "\n")
         sys.stderr.flush()
@@ -238,14 +241,35 @@ def _trace(bpftrace: str, program: str, pid: Optional[int], command: Sequence[st
             elif command_done.is_set():
                 output.stop_when_quiet()
         if tracer.wait() != 0 and not (interrupted.is_set() or command_done.is_set()):
+            messages.join(timeout=1)
             raise ToolError(f"bpftrace exited with status {tracer.returncode} (its message is above)")
         if child is None:
             return 0
+        if interrupted.is_set():
+            # A terminal's Ctrl-C reached the command too; a signal to usdt alone did not.
+            try:
+                child.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                child.terminate()
         status = child.wait()
         return 128 - status if status < 0 else status
     finally:
         _stop(tracer)
-        signal.signal(signal.SIGINT, previous_handler)
+        if child is not None and child.poll() is None:
+            # Tracing failed under the command: it does not outlive usdt unseen.
+            child.terminate()
+            child.wait()
+        for number, handler in previous_handlers.items():
+            signal.signal(number, handler)
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In bpftrace's process before exec: SIGTERM when usdt dies, however it dies."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class _Output:
@@ -270,9 +294,11 @@ class _Output:
         _start_thread(self._read)
 
     def _read(self) -> None:
-        for line in self.tracer.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
+        try:
+            for line in self.tracer.stdout:
+                self.lines.put(line)
+        finally:
+            self.lines.put(None)
 
     def _next(self, timeout: float) -> Optional[str]:
         """The next line, "" when none came within `timeout`, None at the end."""
@@ -283,15 +309,17 @@ class _Output:
         self.last_line_at = time.monotonic()
         return line
 
-    def wait_until_attached(self) -> bool:
-        while True:
-            line = self._next(timeout=1.0)
+    def wait_until_attached(self, interrupted: threading.Event) -> bool:
+        """Whether bpftrace attached; False when it ended first or `interrupted` was set."""
+        while not interrupted.is_set():
+            line = self._next(timeout=0.1)
             if line is None:
                 return False
             if line.rstrip("\n") == READY_LINE:
                 return True
             if line and not line.startswith("Attaching "):
-                sys.stdout.write(line)
+                _print(line)
+        return False
 
     def print_lines(self) -> bool:
         """Prints what came in the next moment; False once bpftrace has ended."""
@@ -300,7 +328,7 @@ class _Output:
             return False
         # bpftrace ends with the (empty) maps it prints on exit.
         if line.strip():
-            sys.stdout.write(line)
+            _print(line)
         return True
 
     def stop_when_quiet(self) -> None:
@@ -339,12 +367,20 @@ def _start(command: Sequence[str], done: threading.Event) -> subprocess.Popen:
     return child
 
 
-def _start_thread(function, *arguments) -> None:
-    """A thread with SIGINT blocked from its first instruction, so that Ctrl-C reaches the
-    main thread, wherever it waits."""
-    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+def _print(line: str) -> None:
+    # Line by line into a pipe too (`usdt trace ... | grep`), as it comes.
+    sys.stdout.write(line)
+    sys.stdout.flush()
+
+
+def _start_thread(function, *arguments) -> threading.Thread:
+    """A thread with the stop signals blocked from its first instruction, so that they reach
+    the main thread, wherever it waits."""
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, set(_STOP_SIGNALS))
     try:
-        threading.Thread(target=function, args=arguments, daemon=True).start()
+        thread = threading.Thread(target=function, args=arguments, daemon=True)
+        thread.start()
+        return thread
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
 

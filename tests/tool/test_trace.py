@@ -14,6 +14,8 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
+import time
 import unittest
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -23,7 +25,7 @@ from usdt_testing import require_tracer
 
 OPTIONS: Optional[argparse.Namespace] = None
 PROGRAMS: Dict[str, str] = {}
-PROGRAM_NAMES = ("kvserver", "sdt_only", "plain")
+PROGRAM_NAMES = ("kvserver", "sdt_only", "plain", "broken")
 
 # `NSECS pid=PID tid=TID provider:probe name=value...`
 HIT_LINE = re.compile(r"^(\d+) pid=(\d+) tid=(\d+) (\S+:\S+)((?: \S+=\S*)*)$")
@@ -116,6 +118,25 @@ class ScriptTest(TraceTestCase):
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertEqual(re.findall(r"^usdt:\S+/(\S+):(\S+:\S+)$", result.stdout, re.MULTILINE),
                          [("tool_kvserver", "kvserver:tick"), ("libtool_kvstore.so", "kvstore:lookup")])
+
+    def test_names_that_are_not_identifiers_stay_out_of_the_program(self):
+        # programs/broken.c: broken:injected's record names its first argument `x"%`.
+        result = usdt("trace", PROGRAMS["broken"], "broken:injected", "--script")
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertIn('broken:injected arg0=%lld y=%lld\\n"', result.stdout)
+        self.assertNotIn('x"', result.stdout)
+
+    def test_a_link_with_a_plain_name_stands_for_a_path_bpftrace_cannot_take(self):
+        directory = OPTIONS.work_dir / "with space"
+        directory.mkdir()
+        shutil.copy(PROGRAMS["kvserver"], directory / "kvserver")
+        self.assert_error(usdt("trace", directory / "kvserver", "--script"),
+                          "bpftrace cannot attach to a path with a space, quote or colon")
+        link = OPTIONS.work_dir / "kvserver-link"
+        link.symlink_to(directory / "kvserver")
+        result = usdt("trace", link, "kvserver:tick", "--script")
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertIn(f"usdt:{link}:kvserver:tick\n", result.stdout)
 
     def test_patterns_choose_probes(self):
         result = usdt("trace", PROGRAMS["kvserver"], "kvserver:request__*", "--script")
@@ -230,9 +251,14 @@ class LiveTest(TraceTestCase):
         self.assertEqual([(probe, fields) for probe, fields, _ in from_library], KVSTORE_HITS)
 
     def test_ctrl_c_stops_cleanly(self):
-        # As a terminal's Ctrl-C does: SIGINT to usdt's whole process group.
+        # As a terminal's Ctrl-C does: SIGINT to usdt's whole process group. Without
+        # PYTHONUNBUFFERED, as a user's pipe (`usdt trace ... | grep`): lines must come as hits do.
+        environment = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
         tracer = subprocess.Popen(usdt_command("trace", PROGRAMS["kvserver"]), stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                  stderr=subprocess.PIPE, text=True, start_new_session=True, env=environment)
+        watchdog = threading.Timer(TRACE_TIMEOUT, tracer.kill)
+        watchdog.start()
+        self.addCleanup(watchdog.cancel)
         try:
             self.assertIn("Ctrl-C to stop", tracer.stderr.readline())
             bpftrace = subprocess.run(["pgrep", "-P", str(tracer.pid), "bpftrace"], capture_output=True,
@@ -251,6 +277,22 @@ class LiveTest(TraceTestCase):
         self.assertEqual((tracer.returncode, errors), (0, ""))
         self.assert_hits(output, KVSERVER_HITS * 2)
         self.assertFalse(Path(f"/proc/{bpftrace[0]}").exists(), "bpftrace outlived usdt trace")
+
+    def test_bpftrace_does_not_outlive_usdt(self):
+        for stop in (signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
+            with self.subTest(signal=stop.name):
+                tracer = subprocess.Popen(usdt_command("trace", PROGRAMS["kvserver"]), stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE, text=True, start_new_session=True)
+                self.assertIn("Ctrl-C to stop", tracer.stderr.readline())
+                bpftrace = subprocess.run(["pgrep", "-P", str(tracer.pid), "bpftrace"], capture_output=True,
+                                          text=True).stdout.split()
+                self.assertEqual(len(bpftrace), 1, "one bpftrace child")
+                os.kill(tracer.pid, stop)   # usdt alone
+                tracer.wait(timeout=TRACE_TIMEOUT)
+                deadline = time.monotonic() + TRACE_TIMEOUT
+                while Path(f"/proc/{bpftrace[0]}/exe").exists() and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                self.assertFalse(Path(f"/proc/{bpftrace[0]}/exe").exists(), f"bpftrace outlived {stop.name}")
 
 
 def parse_arguments() -> None:
