@@ -172,21 +172,22 @@ def _model_probe(probe: elf.Probe, module: str) -> model.Probe:
 def _select(described, patterns: Sequence[str], what: str):
     """The probes matching any of `patterns` (all without patterns), modules with none left out."""
     full_patterns = {pattern: pattern if ":" in pattern else f"{pattern}:*" for pattern in patterns}
-    unmatched = [pattern for pattern, full in full_patterns.items()
-                 if not any(fnmatch.fnmatchcase(f"{probe.provider}:{probe.name}", full)
-                            for _, probes in described for probe, _ in probes)]
+    matched = set()
+
+    def chosen(probe: model.Probe) -> bool:
+        name = f"{probe.provider}:{probe.name}"
+        hits = {pattern for pattern, full in full_patterns.items() if fnmatch.fnmatchcase(name, full)}
+        matched.update(hits)
+        return not patterns or bool(hits)
+
+    selected = [(module, [(probe, source) for probe, source in probes if chosen(probe)])
+                for module, probes in described]
+    unmatched = [pattern for pattern in patterns if pattern not in matched]
     if unmatched:
         available = sorted({f"{probe.provider}:{probe.name}" for _, probes in described for probe, _ in probes})
         raise ToolError(f"no probe of {what} matches {', '.join(unmatched)}; "
                         f"its probes: {' '.join(available)}")
-    selected = []
-    for module, probes in described:
-        chosen = [(probe, source) for probe, source in probes
-                  if not patterns or any(fnmatch.fnmatchcase(f"{probe.provider}:{probe.name}", full)
-                                         for full in full_patterns.values())]
-        if chosen:
-            selected.append((module, chosen))
-    return selected
+    return [(module, probes) for module, probes in selected if probes]
 
 
 def _warn(message: str) -> None:
@@ -223,10 +224,11 @@ def _trace(bpftrace: str, program: str, pid: Optional[int], command: Sequence[st
     # And it dies with usdt, which only SIGKILL stops without stopping it.
     tracer = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
                               errors="backslashreplace", start_new_session=True, preexec_fn=_die_with_parent)
+    stopper = _Stopper(tracer)
     child = None
     try:
         messages = _start_thread(_copy_messages, tracer.stderr)
-        output = _Output(tracer)
+        output = _Output(tracer, stopper)
         if not output.wait_until_attached(interrupted):
             if interrupted.is_set():
                 return 130
@@ -237,7 +239,7 @@ def _trace(bpftrace: str, program: str, pid: Optional[int], command: Sequence[st
         child = _start(command, command_done) if command else None
         while output.print_lines():
             if interrupted.is_set():
-                output.stop()
+                stopper.send()
             elif command_done.is_set():
                 output.stop_when_quiet()
         if tracer.wait() != 0 and not (interrupted.is_set() or command_done.is_set()):
@@ -254,7 +256,7 @@ def _trace(bpftrace: str, program: str, pid: Optional[int], command: Sequence[st
         status = child.wait()
         return 128 - status if status < 0 else status
     finally:
-        _stop(tracer)
+        stopper.wait()
         if child is not None and child.poll() is None:
             # Tracing failed under the command: it does not outlive usdt unseen.
             child.terminate()
@@ -282,15 +284,13 @@ class _Output:
     QUIET = 0.3
     # How long the wait for quiet may last when other processes keep firing the probes.
     MAX_STOP_DELAY = 2.0
-    STOP_SIGNAL_INTERVAL = 1.0
 
-    def __init__(self, tracer: subprocess.Popen):
+    def __init__(self, tracer: subprocess.Popen, stopper: "_Stopper"):
         self.tracer = tracer
+        self.stopper = stopper
         self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self.last_line_at = time.monotonic()
         self.stop_requested_at: Optional[float] = None
-        self.first_stop_signal_at: Optional[float] = None
-        self.last_stop_signal_at = float("-inf")
         _start_thread(self._read)
 
     def _read(self) -> None:
@@ -336,21 +336,39 @@ class _Output:
         if self.stop_requested_at is None:
             self.stop_requested_at = now
         if now - self.last_line_at >= self.QUIET or now - self.stop_requested_at >= self.MAX_STOP_DELAY:
-            self.stop()
+            self.stopper.send()
 
-    def stop(self) -> None:
-        """bpftrace prints what it has read and exits on SIGINT; but now and then 0.17 misses
-        one (seen in about 1 of 10 runs), so it gets another each second, and SIGKILL at last."""
+
+class _Stopper:
+    """Stops bpftrace: on SIGINT it prints what it has read and exits; but now and then 0.17
+    misses one (seen in about 1 run of 10), so it gets another each second, and SIGKILL when
+    _STOP_TIMEOUT has passed."""
+
+    INTERVAL = 1.0
+
+    def __init__(self, tracer: subprocess.Popen):
+        self.tracer = tracer
+        self.first_signal_at: Optional[float] = None
+        self.last_signal_at = float("-inf")
+
+    def send(self) -> None:
+        """The next signal, if one is due; returns at once."""
         now = time.monotonic()
-        if self.tracer.poll() is not None or now - self.last_stop_signal_at < self.STOP_SIGNAL_INTERVAL:
+        if self.tracer.poll() is not None or now - self.last_signal_at < self.INTERVAL:
             return
-        if self.first_stop_signal_at is None:
-            self.first_stop_signal_at = now
-        if now - self.first_stop_signal_at >= _STOP_TIMEOUT:
+        if self.first_signal_at is None:
+            self.first_signal_at = now
+        if now - self.first_signal_at >= _STOP_TIMEOUT:
             self.tracer.kill()
         else:
             self.tracer.send_signal(signal.SIGINT)
-        self.last_stop_signal_at = now
+        self.last_signal_at = now
+
+    def wait(self) -> None:
+        """Signals until bpftrace has exited."""
+        while self.tracer.poll() is None:
+            self.send()
+            time.sleep(0.05)
 
 
 def _start(command: Sequence[str], done: threading.Event) -> subprocess.Popen:
@@ -393,12 +411,3 @@ def _copy_messages(messages) -> None:
             sys.stderr.write(line)
             sys.stderr.flush()
 
-
-def _stop(tracer: subprocess.Popen) -> None:
-    if tracer.poll() is None:
-        tracer.send_signal(signal.SIGINT)
-        try:
-            tracer.wait(_STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            tracer.kill()
-            tracer.wait()
