@@ -10,12 +10,14 @@ Adds USDT probes, declared in DTrace provider files, to a target::
                     [PREPROCESSOR_OPTIONS <option>...]
                     [TRACER_SCRIPTS <tracer>...])
 
-For each ``<name>.d`` it generates, at build time, ``<name>.h`` (the probes: macros
-named as systemtap's ``dtrace -h`` names them, and a typed C++ API) and a source file
-defining the probes' semaphores, which it adds to ``<target>``. The header's directory
-is added to the target's include path and the target links ``usdt::runtime``.
-Editing a ``.d`` file, a file it includes (with CMake 3.20 or later, or with Ninja), the
-generator or a template regenerates; nothing else does.
+For each ``<name>.d`` it generates, at build time, ``<name>.h``: the probes, as macros
+named as systemtap's ``dtrace -h`` names them and as a typed C++ API, with their
+semaphores and everything else they need, so the header is all ``<target>`` gets. It
+compiles as C and as C++, whatever languages ``<target>`` and its directory use, and its
+directory is added to the target's include path. Nothing is linked, so installing and
+exporting ``<target>`` needs nothing of usdt. Editing a ``.d`` file, a file it includes
+(with CMake 3.20 or later, or with Ninja), the generator or a template regenerates; a
+header whose content did not change is not rewritten, so nothing recompiles.
 
 ``<target>``
   An executable, a shared, static, module or object library. Several ``.d`` files per
@@ -24,7 +26,8 @@ generator or a template regenerates; nothing else does.
 
 ``PUBLIC``
   Targets that link ``<target>`` can include the generated headers too (for a library
-  whose public headers fire probes). By default the include directory is PRIVATE.
+  whose public headers fire probes; a probe inlined into another module gets that
+  module's own semaphore). By default the include directory is PRIVATE.
 
 ``NO_SEMAPHORES``
   The probes get no semaphore: each site is only its ``nop``, and each ``_ENABLED()``
@@ -36,7 +39,10 @@ generator or a template regenerates; nothing else does.
 ``PREPROCESSOR_OPTIONS``
   ``-I``, ``-D`` and ``-U`` options for the C preprocessor, which runs over a ``.d``
   file that uses ``#include``, ``#define`` or ``#if``, as ``dtrace -C`` does. Relative
-  ``-I`` paths are relative to the current source directory.
+  ``-I`` paths are relative to the current source directory. The preprocessor is the
+  target's C compiler (C++ where the directory enables no C), with its launcher,
+  ``CMAKE_<LANG>_COMPILER_TARGET`` and ``CMAKE_SYSROOT``, so it sees the target's macros
+  and headers in cross builds.
 
 ``TRACER_SCRIPTS``
   Also generate, next to each ``<name>.h``, scripts that print every probe of the file
@@ -70,6 +76,7 @@ included; set ``USDT_PYTHON_EXECUTABLE`` to choose the interpreter.
 #]=======================================================================]
 
 include_guard(GLOBAL)
+include("${CMAKE_CURRENT_LIST_DIR}/usdtCheckAssembler.cmake" OPTIONAL)
 
 # The function keeps the policies of its definition: DEPFILE paths relative to the binary directory.
 if(POLICY CMP0116)
@@ -78,9 +85,11 @@ endif()
 
 # Captured at include time (inside a function, CMAKE_CURRENT_LIST_DIR is the caller's), in
 # global properties because the caller may sit in any directory scope (add_subdirectory).
-# The source tree and the installed data directory share the layout cmake/, usdtgen/, templates/.
+# The source tree and the installed data directory share the layout cmake/, usdtgen/, templates/, runtime/.
 get_filename_component(_usdt_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 file(GLOB _usdt_generator_files "${_usdt_root}/usdtgen/*.py" "${_usdt_root}/templates/*.j2")
+# Generated headers embed it.
+list(APPEND _usdt_generator_files "${_usdt_root}/runtime/include/usdt/usdt.h")
 set_property(GLOBAL PROPERTY USDT_GENERATOR_ROOT "${_usdt_root}")
 set_property(GLOBAL PROPERTY USDT_GENERATOR_FILES "${_usdt_generator_files}")
 
@@ -105,8 +114,11 @@ function(_usdt_find_python)
   endif()
   # The Python on PATH first, then the system's, where distribution packages install Jinja2.
   find_package(Python3 COMPONENTS Interpreter QUIET)
-  find_program(_usdt_system_python3 python3 PATHS /usr/bin NO_DEFAULT_PATH NO_CACHE)
-  foreach(candidate IN ITEMS "${Python3_EXECUTABLE}" "${_usdt_system_python3}")
+  set(system_python3 "")
+  if(EXISTS /usr/bin/python3)
+    set(system_python3 /usr/bin/python3)
+  endif()
+  foreach(candidate IN ITEMS "${Python3_EXECUTABLE}" "${system_python3}")
     if(candidate)
       _usdt_python_has_jinja2("${candidate}" usable)
       if(usable)
@@ -117,12 +129,39 @@ function(_usdt_find_python)
   endforeach()
   message(FATAL_ERROR
     "usdt: the probe generator needs Python 3 with Jinja2, and none was found "
-    "(tried: '${Python3_EXECUTABLE}' '${_usdt_system_python3}').\n"
+    "(tried: '${Python3_EXECUTABLE}' '${system_python3}').\n"
     "Install it (Debian/Ubuntu: apt-get install python3 python3-jinja2; Fedora: dnf install python3-jinja2; "
     "elsewhere: python3 -m pip install jinja2), or set USDT_PYTHON_EXECUTABLE.")
 endfunction()
 
 _usdt_find_python()
+
+# The command that preprocesses `target`'s .d files, as generator options (--cc=WORD each), in `result`.
+function(_usdt_preprocessor_command target language result)
+  get_target_property(launcher "${target}" ${language}_COMPILER_LAUNCHER)
+  if(NOT launcher)
+    set(launcher "")
+  endif()
+  # CC="gcc -m32" at the first configure leaves -m32 in CMAKE_<LANG>_COMPILER_ARG1.
+  separate_arguments(compiler_arguments UNIX_COMMAND "${CMAKE_${language}_COMPILER_ARG1}")
+  set(words ${launcher} "${CMAKE_${language}_COMPILER}" ${compiler_arguments})
+  if(CMAKE_${language}_COMPILER_TARGET AND CMAKE_${language}_COMPILE_OPTIONS_TARGET)
+    list(APPEND words "${CMAKE_${language}_COMPILE_OPTIONS_TARGET}${CMAKE_${language}_COMPILER_TARGET}")
+  endif()
+  if(CMAKE_SYSROOT_COMPILE)
+    set(sysroot "${CMAKE_SYSROOT_COMPILE}")
+  else()
+    set(sysroot "${CMAKE_SYSROOT}")
+  endif()
+  if(sysroot AND CMAKE_${language}_SYSROOT_FLAG)
+    list(APPEND words "${CMAKE_${language}_SYSROOT_FLAG}${sysroot}")
+  endif()
+  set(options "")
+  foreach(word IN LISTS words)
+    list(APPEND options "--cc=${word}")
+  endforeach()
+  set(${result} ${options} PARENT_SCOPE)
+endfunction()
 
 function(usdt_add_provider target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC;NO_SEMAPHORES" "" "PREPROCESSOR_OPTIONS;TRACER_SCRIPTS")
@@ -152,18 +191,19 @@ function(usdt_add_provider target)
     endif()
   endforeach()
 
-  # The semaphore definitions compile as C where the project enabled C, else as C++.
-  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-  if("C" IN_LIST languages)
+  # The preprocessor of .d files with directives: the compiler the target's code gets, C where
+  # the calling directory enabled C, else C++, as the build runs it (launcher, target, sysroot).
+  if(CMAKE_C_COMPILER)
     set(language C)
-    set(source_extension c)
-  elseif("CXX" IN_LIST languages)
+  elseif(CMAKE_CXX_COMPILER)
     set(language CXX)
-    set(source_extension cpp)
   else()
-    message(FATAL_ERROR "usdt_add_provider: enable C or CXX in project() to compile probes.")
+    message(FATAL_ERROR "usdt_add_provider: enable C or CXX in project() (or enable_language()) to compile probes in '${target}'.")
   endif()
-  set(preprocessor "${CMAKE_${language}_COMPILER}")
+  if(COMMAND _usdt_check_assembler)
+    _usdt_check_assembler(${language})
+  endif()
+  _usdt_preprocessor_command("${target}" ${language} preprocessor)
 
   get_property(generator_root GLOBAL PROPERTY USDT_GENERATOR_ROOT)
   get_property(generator_files GLOBAL PROPERTY USDT_GENERATOR_FILES)
@@ -188,7 +228,6 @@ function(usdt_add_provider target)
     list(APPEND seen_stems "${stem}")
 
     set(header "${output_directory}/${stem}.h")
-    set(source "${output_directory}/${stem}.usdt.${source_extension}")
     set(scripts "")
     set(script_options "")
     foreach(tracer IN LISTS arg_TRACER_SCRIPTS)
@@ -208,18 +247,18 @@ function(usdt_add_provider target)
       set(depfile_arguments DEPFILE "${output_directory}/${stem}.deps")
     endif()
     add_custom_command(
-      OUTPUT "${header}" "${source}" ${scripts}
+      OUTPUT "${header}" ${scripts}
       COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${generator_root}"
               "${USDT_PYTHON_EXECUTABLE}" -m usdtgen "${provider_file}"
-              --header "${header}" --source "${source}" ${script_options} ${depfile_option} --cc "${preprocessor}"
+              --header "${header}" ${script_options} ${depfile_option} ${preprocessor}
               ${flavour_option} ${arg_PREPROCESSOR_OPTIONS}
       DEPENDS "${provider_file}" ${generator_files}
       ${depfile_arguments}
       WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
       COMMENT "Generating USDT probes ${shown_header}"
       VERBATIM)
-    # The scripts are sources too, so that building the target generates them.
-    target_sources("${target}" PRIVATE "${header}" "${source}" ${scripts})
+    # The header and scripts are sources, so that building the target generates them; none is compiled.
+    target_sources("${target}" PRIVATE "${header}" ${scripts})
     if(scripts)
       set_property(TARGET "${target}" APPEND PROPERTY USDT_TRACER_SCRIPTS ${scripts})
     endif()
@@ -229,11 +268,5 @@ function(usdt_add_provider target)
     target_include_directories("${target}" PUBLIC "$<BUILD_INTERFACE:${output_directory}>")
   else()
     target_include_directories("${target}" PRIVATE "${output_directory}")
-  endif()
-  # An object library's objects refer to `.stapsdt.base`: whoever links them needs the runtime.
-  if(type STREQUAL "OBJECT_LIBRARY")
-    target_link_libraries("${target}" PUBLIC usdt::runtime)
-  else()
-    target_link_libraries("${target}" PRIVATE usdt::runtime)
   endif()
 endfunction()

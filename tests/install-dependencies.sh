@@ -8,7 +8,7 @@ build_packages=(cmake make gcc g++ binutils python3 python3-jinja2 python3-pyelf
 test_packages=(clang lld mold gdb doctest-dev
                gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user gdb-multiarch
                gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf
-               systemtap-sdt-dev meson ninja-build pkg-config
+               systemtap-sdt-dev meson ninja-build pkg-config autoconf
                clang-tidy python3-pyflakes valgrind
                systemtap bpfcc-tools)
 # perf: Debian's linux-perf; Ubuntu packages it per kernel (linux-tools-$(uname -r)).

@@ -9,4 +9,6 @@ build="$repository/build/tests"
 "$repository/tests/install-dependencies.sh" tests
 cmake -S "$repository" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$build" --parallel "$(nproc)"
-ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)"
+# From the build directory: before CMake 3.20, ctest reads only the current directory.
+cd "$build"
+ctest --output-on-failure --parallel "$(nproc)"

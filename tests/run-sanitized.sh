@@ -38,7 +38,7 @@ configure_build_test() {
             "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=$flags" \
             "-DCMAKE_SHARED_LINKER_FLAGS=$flags" "-DCMAKE_MODULE_LINKER_FLAGS=$flags" &&
        cmake --build "$build" --parallel "$jobs" &&
-       ctest --test-dir "$build" --output-on-failure --parallel "$jobs" "$@"; then
+       (cd "$build" && ctest --output-on-failure --parallel "$jobs" "$@"); then
         return
     fi
     failed+=("$name")

@@ -3,4 +3,4 @@
 VERSION = "0.1.0"
 
 # Bumped whenever generated code needs a different runtime header (runtime/include/usdt/usdt.h).
-ABI_VERSION = 3
+ABI_VERSION = 4

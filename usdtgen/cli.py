@@ -12,7 +12,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 from . import VERSION, lexer, model, parser, preprocess, render
 from .errors import GeneratorError, SourceLocation
@@ -30,7 +30,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             listed = Path(scratch, "listed.d")
             cpp_options += ["-MD", "-MF", str(listed), "-MQ", _depfile_target(outputs, arguments.depfile)]
         try:
-            texts = generate(arguments.input, arguments.cc, cpp_options, not arguments.no_semaphores,
+            texts = generate(arguments.input, arguments.cc or ["cc"], cpp_options, not arguments.no_semaphores,
                              kinds=tuple(outputs))
         except GeneratorError as error:
             _remove(removed_on_error)
@@ -75,20 +75,22 @@ def _make_escaped(path: str) -> str:
     return path.replace("$", "$$").replace(" ", "\\ ").replace("#", "\\#")
 
 
-def generate(path: str, compiler: str = "cc", cpp_options: tuple = (), semaphores: bool = True,
+def generate(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
              always_preprocess: bool = False, kinds: Iterable[str] = tuple(render.TEMPLATES)) -> Dict[str, str]:
     """Returns the rendered outputs of `kinds` (keys of render.TEMPLATES) for the provider file
     at `path`. Raises GeneratorError. The other parameters are build_model()'s."""
     return render.render(build_model(path, compiler, cpp_options, semaphores, always_preprocess), kinds)
 
 
-def build_model(path: str, compiler: str = "cc", cpp_options: tuple = (), semaphores: bool = True,
-                always_preprocess: bool = False) -> model.ProviderFile:
+def build_model(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
+                always_preprocess: bool = False, providers_required: bool = True) -> model.ProviderFile:
     """The checked model of the provider file at `path`. Raises GeneratorError.
 
+    `compiler`: the command, in words, that preprocesses a file with directives.
     `semaphores`: whether probes that no `#pragma usdt` names get a semaphore.
     `always_preprocess`: run the preprocessor even over a file without directives, as
     `dtrace -C` does, so that `-D` macros reach it.
+    `providers_required`: a file that declares no provider is an error (model.build()).
     """
     text = _read_source(path)
     if always_preprocess or preprocess.needs_preprocessor(text):
@@ -97,7 +99,7 @@ def build_model(path: str, compiler: str = "cc", cpp_options: tuple = (), semaph
     else:
         tokens = lexer.tokenize(text, path)
     syntax = parser.parse_tokens(tokens)
-    return model.build(syntax, os.path.basename(path), path, semaphores)
+    return model.build(syntax, os.path.basename(path), path, semaphores, providers_required)
 
 
 def _read_source(path: str) -> str:
@@ -119,7 +121,6 @@ def _argument_parser() -> argparse.ArgumentParser:
         prog="usdtgen", description="Generate USDT probe headers from a DTrace provider file.")
     cli.add_argument("input", help="the provider file (.d)")
     cli.add_argument("--header", metavar="FILE", help="write the C/C++ header here")
-    cli.add_argument("--source", metavar="FILE", help="write the semaphore definitions here")
     cli.add_argument("--bpftrace", metavar="FILE",
                      help="write a bpftrace script printing every probe with its arguments here (STEM.bt)")
     cli.add_argument("--systemtap", metavar="FILE",
@@ -129,8 +130,9 @@ def _argument_parser() -> argparse.ArgumentParser:
     cli.add_argument("--depfile", metavar="FILE",
                      help="write a Make-style list of the files the outputs depend on here: the .d file and "
                           "what it #includes")
-    cli.add_argument("--cc", default="cc", metavar="COMPILER",
-                     help="C or C++ compiler driver used as the preprocessor (default: cc)")
+    cli.add_argument("--cc", action="append", metavar="WORD",
+                     help="the C or C++ compiler command that preprocesses, one word per --cc, in order: "
+                          "--cc=ccache --cc=gcc --cc=--sysroot=DIR (default: cc)")
     cli.add_argument("--no-semaphores", action="store_true",
                      help="probes get no semaphore unless a '#pragma usdt semaphore' names them")
     cli.add_argument("-I", "-D", "-U", dest="cpp_options", action=_PreprocessorOption, default=[],
@@ -145,6 +147,13 @@ class _PreprocessorOption(argparse.Action):
 
 
 def write_atomically(path: Path, text: str) -> None:
+    """Writes `text` to `path` unless it holds that text already: an unchanged output keeps
+    its time stamp, so a build that regenerates it (`touch probes.d`) recompiles nothing."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
     with replaced_atomically(path) as temporary:
         with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)

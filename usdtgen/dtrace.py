@@ -5,8 +5,13 @@ Build systems written for systemtap swap `DTRACE=dtrace` for `DTRACE=usdt-dtrace
     usdt-dtrace [-C] [-I DIR] [-D NAME[=VALUE]] [-U NAME] -h -s probes.d [-o probes.h]
     usdt-dtrace [-C] [-I DIR] [-D NAME[=VALUE]] [-U NAME] -G -s probes.d [-o probes.o] [OBJECT...]
 
--h writes the generator's header. -G compiles, with $CC $CFLAGS -fPIC -c, an object that
-defines the semaphores and `.stapsdt.base`, so a Makefile needs no library besides it.
+-h writes the generator's header, which needs no include path or library. -G compiles, with
+$CC $CFLAGS -fPIC -c, an object that defines the semaphores and `.stapsdt.base`, for builds
+that link one.
+A file that declares no provider, such as the `BEGIN{}` a configure script runs -G on to
+test for it, gets a compiler-style warning and an output without probes, and exit status 0,
+as systemtap's dtrace gives. The command reads nothing from the name it is run by, so it is
+also installed as `dtrace` (<prefix>/libexec/usdt/bin) for builds that search PATH for one.
 Options systemtap's dtrace and Solaris dtrace users pass that mean nothing here are
 accepted and ignored (IGNORED_OPTIONS). Usage errors print `usdt-dtrace: error: ...` and
 exit 2; errors in the provider file print `file:line:col: error: ...` and exit 1, and then
@@ -21,10 +26,10 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Mapping, Optional, Sequence
+from typing import List, Mapping, Optional, Sequence, Tuple
 
-from . import VERSION, cli, preprocess
-from .errors import GeneratorError
+from . import VERSION, cli, preprocess, render
+from .errors import GeneratorError, SourceLocation
 
 PROGRAM = "usdt-dtrace"
 
@@ -41,7 +46,9 @@ Generates USDT probes from a DTrace provider file, as systemtap's dtrace does.
   -s FILE.d     the provider file
   -o FILE       the output file
   -C            run the C preprocessor over the provider file (implied when it has
-                directives); it is $CC when that is one word, cc otherwise
+                directives): $CC (default cc), all its words, with the options of
+                $CFLAGS that choose the target (--sysroot, --target, -m...) or
+                what it defines and finds (-I, -D, -U, -isystem)
   -I DIR, -D NAME[=VALUE], -U NAME
                 preprocessor options, also passed to the compiler for -G
   -x ARG, -k, -q, -32, -64, -fpic, -fPIC, --types, --no-pyparsing
@@ -50,12 +57,11 @@ Generates USDT probes from a DTrace provider file, as systemtap's dtrace does.
   --help        print this help
   --version     print the version
 
-The header includes <usdt/usdt.h>: compile with `pkg-config --cflags usdt`.
+The header is self-contained: it needs no include path and no library. A file
+declaring no provider (a configure script's `BEGIN{{}}`) gets a warning and an
+output without probes. For builds that look for `dtrace` on PATH, put
+<prefix>/libexec/usdt/bin first: its `dtrace` is this command.
 """
-
-RUNTIME_DIRECTORY = Path(__file__).resolve().parent.parent / "runtime"
-RUNTIME_INCLUDE_DIRECTORY = RUNTIME_DIRECTORY / "include"
-STAPSDT_BASE_SOURCE = RUNTIME_DIRECTORY / "src" / "stapsdt_base.c"
 
 # Options that mean something to systemtap's or Solaris' dtrace but nothing here.
 IGNORED_OPTIONS = frozenset({"-k", "-q", "-32", "-64", "-fpic", "-fPIC", "--types", "--no-pyparsing"})
@@ -63,6 +69,17 @@ IGNORED_OPTIONS = frozenset({"-k", "-q", "-32", "-64", "-fpic", "-fPIC", "--type
 IGNORED_OPTIONS_WITH_ARGUMENT = frozenset({"-x"})
 # Passed to the preprocessor and the compiler; joined (`-Idir`) or split (`-I dir`).
 PREPROCESSOR_OPTIONS = frozenset({"-I", "-D", "-U"})
+
+# The $CFLAGS options that the .d file's preprocessing shares with the -G compile, as
+# prefixes: those that choose the target (a cross compiler's --sysroot, clang's --target,
+# gcc's -m32 or -march=), and those that set what the preprocessor defines and finds.
+TARGET_FLAGS = ("--sysroot", "--target", "-target", "-m")
+PREPROCESSOR_FLAGS = ("-I", "-D", "-U", "-isystem")
+# $CFLAGS options whose argument can be the next word (`--sysroot DIR`, `-I DIR`), which is
+# kept or left out with them (`-Xassembler -mrelax-relocations=no` chooses no target).
+SEPARATE_ARGUMENT_FLAGS = frozenset({"--sysroot", "-target", "-I", "-D", "-U", "-isystem", "-include",
+                                     "-imacros", "-Xassembler", "-Xlinker", "-Xclang", "-x", "-o",
+                                     "-MF", "-MT", "-MQ"})
 
 MODE_OPTIONS = {"-h": "header", "-G": "object"}
 DEFAULT_SUFFIXES = {"header": ".h", "object": ".o"}
@@ -88,10 +105,15 @@ class Invocation:
     flags: List[str] = field(default_factory=list)                # $CFLAGS
 
     @property
-    def preprocessor(self) -> str:
-        """$CC when it is a single word; `ccache gcc` or `gcc -m32` cannot be the one command
-        the generator runs, and any C compiler preprocesses a .d file alike."""
-        return self.compiler[0] if len(self.compiler) == 1 else "cc"
+    def preprocessor(self) -> List[str]:
+        """$CC, all of its words (`ccache gcc`, `gcc -m32`), and the options of $CFLAGS that
+        choose the target (TARGET_FLAGS): the .d file is preprocessed for the target."""
+        return self.compiler + _flags_of(self.flags, TARGET_FLAGS)
+
+    @property
+    def preprocessor_options(self) -> List[str]:
+        """-I, -D and -U from the command line, then from $CFLAGS: the -G compile's order."""
+        return self.cpp_options + _flags_of(self.flags, PREPROCESSOR_FLAGS)
 
     @property
     def output_path(self) -> Path:
@@ -152,6 +174,17 @@ def parse_command_line(argv: Sequence[str], environment: Mapping[str, str]) -> I
     return invocation
 
 
+def _flags_of(flags: Sequence[str], prefixes: Tuple[str, ...]) -> List[str]:
+    """The options in `flags` that start with one of `prefixes`, each with its argument."""
+    chosen: List[str] = []
+    words = iter(flags)
+    for word in words:
+        argument = next(words, None) if word in SEPARATE_ARGUMENT_FLAGS else None
+        if word.startswith(prefixes):
+            chosen += [word] if argument is None else [word, argument]
+    return chosen
+
+
 def _words(environment: Mapping[str, str], name: str, clean=lambda text: text) -> List[str]:
     try:
         return shlex.split(clean(environment.get(name, "")))
@@ -173,16 +206,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     output = invocation.output_path
     try:
-        texts = cli.generate(invocation.provider_file, invocation.preprocessor, invocation.cpp_options,
-                             always_preprocess=invocation.always_preprocess, kinds=("header", "source"))
+        provider_file = cli.build_model(invocation.provider_file, invocation.preprocessor,
+                                        invocation.preprocessor_options,
+                                        always_preprocess=invocation.always_preprocess, providers_required=False)
+        if not provider_file.providers:
+            # As systemtap's dtrace, a warning: configure scripts test whether -G works on `BEGIN{}`.
+            print(f"{SourceLocation(invocation.provider_file, 1, 1)}: warning: no provider declared; "
+                  f"the {invocation.mode} defines no probes", file=sys.stderr)
+        header = render.render(provider_file, ("header",))["header"]
         if invocation.mode == "header":
-            cli.write_atomically(output, texts["header"])
+            cli.write_atomically(output, header)
         else:
-            build_object(texts, output, invocation)
+            build_object(header, output, invocation)
     except GeneratorError as error:
         print(error, file=sys.stderr)
     except preprocess.PreprocessorFailed as failure:
-        sys.stderr.write(failure.diagnostics or f"{PROGRAM}: error: the C preprocessor '{invocation.preprocessor}' "
+        preprocessor = " ".join(invocation.preprocessor)
+        sys.stderr.write(failure.diagnostics or f"{PROGRAM}: error: the C preprocessor '{preprocessor}' "
                                                 f"failed on {invocation.provider_file}\n")
     except ObjectFailed as failure:
         print(f"{PROGRAM}: error: {failure}", file=sys.stderr)
@@ -197,34 +237,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return 1
 
 
-def object_source(texts) -> str:
-    """One translation unit: the header, the semaphore definitions and `.stapsdt.base`.
-
-    The header is inlined, not written to a temporary directory, so the object names no
-    temporary path (its debug information and file symbol stay reproducible).
+def build_object(header: str, output: Path, invocation: Invocation) -> None:
+    """Compiles the header as systemtap's dtrace -G does: $CC -D.. -I.. $CFLAGS -fPIC -c. The
+    header defines the semaphores and `.stapsdt.base` itself; this object, for builds that link
+    one, defines them too. The header is compiled from standard input, not from a temporary
+    file, so the object names no temporary path (its debug information stays reproducible).
+    Raises ObjectFailed.
     """
-    # The semaphore source includes the header by its file name: the only quoted include.
-    definitions = re.sub(r'^#include "[^"]*"\n', "", texts["source"], flags=re.MULTILINE)
-    try:
-        base = STAPSDT_BASE_SOURCE.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ObjectFailed(f"cannot read {STAPSDT_BASE_SOURCE}: {error.strerror}") from None
-    return texts["header"] + definitions + base
-
-
-def build_object(texts, output: Path, invocation: Invocation) -> None:
-    """Compiles object_source() as systemtap's dtrace -G does: $CC -D.. -I.. $CFLAGS -fPIC -c.
-
-    Our runtime header directory comes first so that the object matches the generator even
-    when -I or $CFLAGS name another usdt install. Raises ObjectFailed.
-    """
-    source = object_source(texts)
     compiler = invocation.compiler
     with cli.replaced_atomically(output) as temporary:
-        command = [*compiler, f"-I{RUNTIME_INCLUDE_DIRECTORY}", *invocation.cpp_options, *invocation.flags,
+        command = [*compiler, *invocation.cpp_options, *invocation.flags,
                    "-fPIC", "-x", "c", "-c", "-", "-o", str(temporary)]
         try:
-            result = subprocess.run(command, input=source, text=True, check=False)
+            result = subprocess.run(command, input=header, text=True, check=False)
         except OSError as error:
             raise ObjectFailed(f"cannot run the C compiler '{compiler[0]}': {error.strerror}") from None
         if result.returncode != 0:

@@ -251,7 +251,7 @@ class Probe:
         """String arguments need the memory they point to written before the site."""
         if any(argument.type.kind == types.STRING for argument in self.arguments):
             return "USDT_STRING_CLOBBERS"
-        return ""
+        return "USDT_NO_CLOBBERS"
 
     @cached_property
     def site_description(self) -> str:
@@ -405,10 +405,14 @@ class ProviderFile:
         return f"{self.stem}.perf.sh"
 
 
-def build(syntax: FileSyntax, source_name: str, path: str, semaphores: bool = True) -> ProviderFile:
+def build(syntax: FileSyntax, source_name: str, path: str, semaphores: bool = True,
+          providers_required: bool = True) -> ProviderFile:
     """Builds and checks the model. `semaphores` is the flavour of probes no `#pragma usdt`
-    names. Raises GeneratorError at the first problem."""
-    check_file_declares_providers(syntax, path)
+    names. Without `providers_required`, a file that declares no provider gives a model with
+    none (usdt-dtrace's case: configure scripts run `dtrace -G` on `BEGIN{}`).
+    Raises GeneratorError at the first problem."""
+    if providers_required:
+        check_file_declares_providers(syntax, path)
     check_file_name_includable(source_name, path)
     check_unique(((p.name, p.location) for p in syntax.providers), "provider")
     has_semaphore = _semaphore_flavours(syntax, semaphores)

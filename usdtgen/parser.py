@@ -1,8 +1,11 @@
 """Parses provider-file tokens into a syntax tree: what was written, where, nothing checked.
 
 Grammar (the DTrace subset that stapsdt can express):
-    file      := ( provider | declaration )* END
+    file      := ( provider | declaration | clause )* END
     declaration := any C declaration, up to its ';' outside brackets; typedefs are kept
+    clause    := tokens '{' ... '}'   -- braces that open no struct, union, enum or initializer:
+                 a D program clause (`BEGIN{}`, which configure scripts run `dtrace -G` on to
+                 test for it) or a function definition; skipped
     provider  := 'provider' IDENT '{' probe* '}' ';'
     probe     := 'probe' IDENT '(' params ')' [ ':' '(' params ')' ] ';'
     params    := [ 'void' | param ( ',' param )* ]
@@ -113,21 +116,25 @@ class _Parser:
         return FileSyntax(tuple(providers), tuple(self._pragmas), tuple(typedefs), self._current.location)
 
     def _declaration(self) -> List[Token]:
-        """A C declaration around the providers (systemtap's dtrace skips them too): its tokens."""
+        """A C declaration or a clause around the providers (systemtap's dtrace skips them
+        too): its tokens."""
         start = self._current
         tokens: List[Token] = []
         depth = 0
-        while depth or not self._at(";"):
+        clause = False   # ends at its closing brace rather than at a ';'
+        while depth or not (clause or self._at(";")):
             if self._current.kind == END:
                 raise self._error(f"expected ';' to end the declaration at {start.location}, found end of file")
             if self._current.text in ("{", "(", "["):
+                clause = clause or (not depth and self._current.text == "{" and _opens_a_clause(tokens))
                 depth += 1
             elif self._current.text in ("}", ")", "]"):
                 if not depth:
                     raise self._error(f"unbalanced '{self._current.text}'")
                 depth -= 1
             tokens.append(self._advance())
-        self._advance()
+        if not clause:
+            self._advance()
         if _looks_like_a_provider(tokens):
             raise GeneratorError(start.location, f"expected 'provider', found {start.describe()}")
         return tokens
@@ -247,6 +254,13 @@ def _misspelt_name(text: str) -> Optional[str]:
     if text == "-":
         return "unexpected character '-': names cannot contain '-' (DTrace's probe request-start is written request__start)"
     return None
+
+
+def _opens_a_clause(tokens: List[Token]) -> bool:
+    """Whether a '{' after `tokens`, outside brackets, opens a clause's body: not the body of
+    a struct, union or enum (`struct s {...} x;`), nor an initializer (`= {...};`)."""
+    return not (tokens and tokens[-1].text == "=") and not any(
+        token.kind == IDENTIFIER and token.text in TAG_KEYWORDS for token in tokens)
 
 
 def _looks_like_a_provider(tokens: List[Token]) -> bool:

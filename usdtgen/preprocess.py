@@ -21,18 +21,19 @@ def needs_preprocessor(text: str) -> bool:
     return _DIRECTIVE_RE.search(text) is not None
 
 
-def preprocess(path: str, compiler: str, options: Sequence[str]) -> str:
-    """Returns the text as `compiler -E -x c OPTIONS path` (gcc or clang, C or C++ driver) prints it.
+def preprocess(path: str, compiler: Sequence[str], options: Sequence[str]) -> str:
+    """Returns the text as `COMPILER... -E -x c OPTIONS path` prints it: gcc or clang, C or C++
+    driver, with any launcher before it and target options (`--sysroot=`, `--target=`) after.
 
     The preprocessor's own diagnostics already read `file:line:col: error: ...`; they
     are passed through and reported as a failure at the file's start.
     """
-    argv = [compiler, "-E", "-x", "c", *options, path]
+    argv = [*compiler, "-E", "-x", "c", *options, path]
     try:
         result = subprocess.run(argv, capture_output=True, text=True, check=False)
     except OSError as error:
         raise GeneratorError(SourceLocation(path, 1, 1),
-                             f"cannot run the C preprocessor '{compiler}': {error.strerror}") from None
+                             f"cannot run the C preprocessor '{compiler[0]}': {error.strerror}") from None
     if result.returncode != 0:
         raise PreprocessorFailed(result.stderr)
     return result.stdout

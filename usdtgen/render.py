@@ -10,11 +10,12 @@ from . import ABI_VERSION, VERSION
 from .model import Probe, ProviderFile
 
 TEMPLATE_DIRECTORY = Path(__file__).resolve().parent.parent / "templates"
+# Embedded in every generated header (the source tree and the installed data directory share this layout).
+RUNTIME_HEADER = Path(__file__).resolve().parent.parent / "runtime" / "include" / "usdt" / "usdt.h"
 
 # Output kind -> template producing it.
 TEMPLATES = {
     "header": "provider.h.j2",
-    "source": "provider.c.j2",
     "bpftrace": "provider.bt.j2",
     "systemtap": "provider.stp.j2",
     "perf": "provider.perf.sh.j2",
@@ -23,7 +24,7 @@ TEMPLATES = {
 
 def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES)) -> Dict[str, str]:
     """Returns the text of each output kind in `kinds`, keys of TEMPLATES."""
-    context = {"model": model, "version": VERSION, "abi_version": ABI_VERSION}
+    context = {"model": model, "version": VERSION, "abi_version": ABI_VERSION, "runtime_header": _runtime_header()}
     return {kind: _environment().get_template(TEMPLATES[kind]).render(context) for kind in kinds}
 
 
@@ -32,6 +33,11 @@ def render_trace_script(probes_by_module: Sequence[Tuple[str, Sequence[Probe]]],
     in several modules (module path -> probes), and `ready_line` printed once attached."""
     return _environment().get_template("trace.bt.j2").render(probes_by_module=probes_by_module,
                                                              ready_line=ready_line)
+
+
+@functools.lru_cache(maxsize=None)
+def _runtime_header() -> str:
+    return RUNTIME_HEADER.read_text(encoding="utf-8")
 
 
 @functools.lru_cache(maxsize=None)

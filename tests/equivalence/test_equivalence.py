@@ -5,7 +5,7 @@ three times, each as C and as C++:
 - with systemtap's `dtrace -C -h` and `dtrace -C -G` and <sys/sdt.h> (Debian's
   systemtap-sdt-dev), as those projects build them;
 - with the same two commands run by usdt-dtrace instead, the drop-in;
-- with usdt's generator (usdtgen --header --source) and runtime, as usdt_add_provider does.
+- with usdt's generator (usdtgen --header), as usdt_add_provider does.
 
 All must record the same probes, one note per probe with the same number of arguments and
 each argument's size and sign, and a semaphore per probe, named as `dtrace -h` names it and
@@ -110,8 +110,6 @@ LANGUAGES = (Language("c", ("-x", "c", "-std=c99"), cxx=False),
 @dataclass(frozen=True)
 class Setup:
     work_dir: Path
-    runtime_include: Path
-    runtime_library: Path
     usdt_dtrace: Path
     cc: str
     cxx: str
@@ -124,16 +122,13 @@ def parse_arguments() -> None:
     global SETUP
     parser = argparse.ArgumentParser()
     parser.add_argument("--work-dir", type=Path, required=True)
-    parser.add_argument("--runtime-include", type=Path, required=True, help="holds usdt/usdt.h")
-    parser.add_argument("--runtime-library", type=Path, required=True, help="libusdt_runtime.a")
     parser.add_argument("--usdt-dtrace", type=Path, required=True, help="the build tree's usdt-dtrace")
     parser.add_argument("--cc", default="cc")
     parser.add_argument("--cxx", default="c++")
     options, rest = parser.parse_known_args()
     sys.argv[1:] = rest
     shutil.rmtree(options.work_dir, ignore_errors=True)
-    SETUP = Setup(options.work_dir.resolve(), options.runtime_include, options.runtime_library,
-                  options.usdt_dtrace, options.cc, options.cxx)
+    SETUP = Setup(options.work_dir.resolve(), options.usdt_dtrace, options.cc, options.cxx)
 
 
 def run(command: Sequence, cwd: Path, environment: Dict[str, str] = None) -> None:
@@ -170,22 +165,19 @@ def build_with_systemtap(stem: str, language: Language) -> Path:
 
 
 def build_with_usdt_dtrace(stem: str, language: Language) -> Path:
-    """The header includes <usdt/usdt.h>, which `pkg-config --cflags usdt` finds when installed."""
-    return build_with_dtrace(str(SETUP.usdt_dtrace), stem, language, [*WARNINGS, f"-I{SETUP.runtime_include}"])
+    """The header is self-contained: no include flags."""
+    return build_with_dtrace(str(SETUP.usdt_dtrace), stem, language, WARNINGS)
 
 
 def build_with_usdt(stem: str, language: Language) -> Path:
-    """The generator's header and semaphore source, usdt/usdt.h and libusdt_runtime.a."""
+    """The generator's header, as usdt_add_provider generates it: nothing else to compile or link."""
     directory = SETUP.work_dir / stem / language.name / "usdt"
     directory.mkdir(parents=True)
     run([sys.executable, "-m", "usdtgen", PROBES / f"{stem}.d", "--header", f"{stem}.h",
-         "--source", f"{stem}.usdt.c", "--cc", SETUP.cc, f"-I{PROBES}"], directory)
-    include = [f"-I{directory}", f"-I{PROBES}", f"-I{SETUP.runtime_include}"]
-    run([SETUP.cc, "-x", "c", "-std=c99", "-O2", *WARNINGS, *include,
-         "-c", f"{stem}.usdt.c", "-o", "semaphores.o"], directory)
-    run([compiler(language), *language.flags, "-O2", *WARNINGS, *include,
+         f"--cc={SETUP.cc}", f"-I{PROBES}"], directory)
+    run([compiler(language), *language.flags, "-O2", *WARNINGS, f"-I{directory}", f"-I{PROBES}",
          "-c", PROGRAMS / f"{stem}.c", "-o", "program.o"], directory)
-    run([compiler(language), "program.o", "semaphores.o", SETUP.runtime_library, "-o", "program"], directory)
+    run([compiler(language), "program.o", "-o", "program"], directory)
     return directory / "program"
 
 

@@ -21,9 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-RUNTIME_INCLUDE = REPOSITORY / "runtime" / "include"
-
 ERROR_LINE = re.compile(r"[^\n\r]+:\d+:\d+: error: [^\n\r]+")
 # GCC leaves the column out of some diagnostics (`unterminated #if`).
 DIAGNOSTIC_ERROR_LINE = re.compile(r"^[^\n]+:\d+(?::\d+)?: (?:fatal )?error: ", re.MULTILINE)
@@ -267,20 +264,19 @@ WARNINGS = ("-Wall", "-Wextra", "-Wpedantic", "-Werror")
 
 
 def write_case(directory: Path, outcome: Outcome, stem: str = STEM) -> None:
-    """The generated files, and one translation unit per language that includes the source
-    (and through it the header, `stem`.h, as the input file's name makes it) and calls every
-    probe macro and C++ function."""
+    """The generated header, `stem`.h as the input file's name makes it, and one translation
+    unit per language that includes it and calls every probe macro and C++ function."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / f"{stem}.h").write_text(outcome.texts["header"])
-    (directory / f"{STEM}.usdt.c").write_text(outcome.texts["source"])
-    (directory / "use.c").write_text(use_program(outcome.providers, f"{STEM}.usdt.c", cxx=False))
-    (directory / "use.cpp").write_text(use_program(outcome.providers, f"{STEM}.usdt.c", cxx=True))
+    (directory / "use.c").write_text(use_program(outcome.providers, f"{stem}.h", cxx=False))
+    (directory / "use.cpp").write_text(use_program(outcome.providers, f"{stem}.h", cxx=True))
 
 
 def compile_case(directory: Path, compiler: Compiler) -> Optional[str]:
-    """Compiles (and assembles: the notes are assembler text) one case; the diagnostics, or None."""
+    """Compiles (and assembles: the notes are assembler text) one case; the diagnostics, or None.
+    No include path but the case's own: the header is self-contained."""
     source = "use.cpp" if compiler.language == "c++" else "use.c"
-    command = [compiler.command, f"-std={compiler.standard}", *WARNINGS, "-I", str(RUNTIME_INCLUDE),
+    command = [compiler.command, f"-std={compiler.standard}", *WARNINGS,
                "-I", str(directory), "-c", source, "-o", os.devnull]
     result = subprocess.run(command, cwd=directory, capture_output=True, text=True, check=False)
     if result.returncode != 0:

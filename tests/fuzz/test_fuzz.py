@@ -63,8 +63,8 @@ ADVERSARIAL_PROVIDERS = {
     "provider named like a <stdint.h> type": "provider uint32_t { probe a(int x); };",
 }
 
-# The input file's name reaches the banner, the include guard, the `#error` text and the
-# source's `#include`.
+# The input file's name reaches the banner, the include guard and the `#error` text; the
+# header's own name is `#include`d by the programs that call the probes.
 ADVERSARIAL_FILE_NAMES = ('a"b.d', "a b.d", "a\\b.d", "1st.d", "caf\u00e9.d", "x*y.d", "-x.d", "no-suffix",
                           "a.b.d", "%s.d", "a'b.d")
 

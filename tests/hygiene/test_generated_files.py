@@ -40,8 +40,7 @@ provider preprocessed {
 #endif
 """
 # Each output kind's command-line option and file name.
-OUTPUTS = {"--header": "{}.h", "--source": "{}.usdt.c", "--bpftrace": "{}.bt",
-           "--systemtap": "{}.stp", "--perf": "{}.perf.sh"}
+OUTPUTS = {"--header": "{}.h", "--bpftrace": "{}.bt", "--systemtap": "{}.stp", "--perf": "{}.perf.sh"}
 
 
 def generate(input_path, output_directory, cwd=None, env_changes=None, preexec_fn=None, extra=()):

@@ -1,7 +1,8 @@
-"""clang-tidy, with the repository's .clang-tidy, finds nothing in the runtime library, the
-runtime header, or headers generated from the project's provider files: each header is
-analysed in a C99 and a C++11 translation unit that calls every probe (macros, and the C++
-API in C++), with probes on and with USDT_DISABLE, and each semaphore source as C and C++.
+"""clang-tidy, with the repository's .clang-tidy, finds nothing in headers generated from the
+project's provider files, and so in the runtime header they embed: each header is analysed
+in a C99 and a C++11 translation unit that calls every probe (macros, and the C++ API in
+C++), with probes on and with USDT_DISABLE, and alone (its semaphore definitions and
+`.stapsdt.base`) as C and as C++. No include path leads to runtime/include.
 
 Usage (CTest passes this): test_clang_tidy.py --clang-tidy PATH
 """
@@ -23,7 +24,6 @@ from usdtgen import model, parser, render
 
 OPTIONS = argparse.Namespace(clang_tidy="clang-tidy")
 CONFIG = REPOSITORY / ".clang-tidy"
-RUNTIME_INCLUDE = REPOSITORY / "runtime" / "include"
 
 # Provider files with every argument kind and keyword names, and whether probes that no
 # pragma names get a semaphore (flavours.d's pragmas mix both flavours).
@@ -32,7 +32,7 @@ PROVIDER_FILES = (("tests/runtime/runtime_probes.d", True), ("tests/runtime/flav
 
 
 def generate(provider_file: Path, directory: Path, semaphores: bool) -> Path:
-    """Writes `STEM.h`, `STEM.usdt.c` and the calling programs use.c and use.cpp."""
+    """Writes `STEM.h` and the calling programs use.c and use.cpp."""
     syntax = parser.parse(provider_file.read_text(encoding="utf-8"), str(provider_file))
     provider_model = model.build(syntax, provider_file.name, str(provider_file), semaphores)
     texts = render.render(provider_model)
@@ -40,7 +40,6 @@ def generate(provider_file: Path, directory: Path, semaphores: bool) -> Path:
     case = directory / f"{provider_file.stem}-{'semaphores' if semaphores else 'plain'}"
     case.mkdir()
     (case / f"{provider_model.stem}.h").write_text(texts["header"])
-    (case / f"{provider_model.stem}.usdt.c").write_text(texts["source"])
     for name, cxx in (("use.c", False), ("use.cpp", True)):
         (case / name).write_text(harness.use_program(providers, f"{provider_model.stem}.h", cxx))
     return case
@@ -48,7 +47,7 @@ def generate(provider_file: Path, directory: Path, semaphores: bool) -> Path:
 
 def clang_tidy(source: Path, *compiler_options: str):
     command = [OPTIONS.clang_tidy, f"--config-file={CONFIG}", "--quiet", str(source), "--",
-               "-I", str(RUNTIME_INCLUDE), "-I", str(source.parent), "-Wall", "-Wextra", *compiler_options]
+               "-I", str(source.parent), "-Wall", "-Wextra", *compiler_options]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     return " ".join(command), result
 
@@ -70,28 +69,29 @@ class ClangTidyTest(unittest.TestCase):
                 self.assertEqual(result.returncode, 0, f"{command}\n{result.stdout}{result.stderr}")
                 self.assertNotIn("warning:", result.stdout)
 
-    def test_generated_headers_and_sources(self):
+    def test_generated_headers(self):
         runs = []
         for name, semaphores in PROVIDER_FILES:
             case = generate(REPOSITORY / name, self.directory, semaphores)
-            source = next(case.glob("*.usdt.c"))
+            header = next(case.glob("*.h"))
             runs += [(case / "use.c", "-std=c99"), (case / "use.cpp", "-std=c++11"),
                      (case / "use.cpp", "-std=c++11", "-DUSDT_DISABLE"),
-                     (source, "-std=c99"), (source, "-x", "c++", "-std=c++11")]
+                     (header, "-x", "c", "-std=c99"), (header, "-x", "c++", "-std=c++11")]
         self.assertClean(runs)
 
-    def test_runtime_library(self):
-        self.assertClean([(REPOSITORY / "runtime" / "src" / "stapsdt_base.c", "-std=c99")])
-
     def test_configuration_is_in_force(self):
-        """A finding in an included header, of a check the configuration enables, fails the run."""
-        (self.directory / "finding.h").write_text("static inline double half(int n) { return n / 2; }\n")
+        """A finding of a check the configuration enables, in an included header or in a header
+        analysed alone, fails the run."""
+        header = self.directory / "finding.h"
+        header.write_text("static inline double half(int n) { return n / 2; }\n")
         program = self.directory / "finding.c"
         program.write_text('#include "finding.h"\ndouble use(void);\ndouble use(void) { return half(3); }\n')
-        command, result = clang_tidy(program, "-std=c99")
-        self.assertNotEqual(result.returncode, 0, command)
-        self.assertIn("finding.h:1:", result.stdout)
-        self.assertIn("bugprone-integer-division", result.stdout)
+        for source, language in ((program, ()), (header, ("-x", "c"))):
+            with self.subTest(source.name):
+                command, result = clang_tidy(source, *language, "-std=c99")
+                self.assertNotEqual(result.returncode, 0, command)
+                self.assertIn("finding.h:1:", result.stdout)
+                self.assertIn("bugprone-integer-division", result.stdout)
 
 
 if __name__ == "__main__":

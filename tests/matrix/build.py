@@ -1,13 +1,12 @@
 """Builds a matrix cell (cells.Cell) with direct compiler, ar and linker invocations.
 
 CMake adds nothing here but indirection: the compiler, linker and flags change per program,
-and the commands below are what a failure report shows. The probe headers and semaphore
-sources come from usdt_add_provider (tests/matrix/CMakeLists.txt) and the runtime is the
-build's libusdt_runtime.a, as a CMake consumer gets them.
+and the commands below are what a failure report shows. The probe headers come from
+usdt_add_provider (tests/matrix/CMakeLists.txt), as a CMake consumer gets them: they define
+the semaphores and `.stapsdt.base` themselves, so nothing else is compiled or linked.
 
 The probe code of a cell is types.c/types.cpp (compiled with -Dmain=usdt_matrix_types),
-edges.c (in the cell's language), the three semaphore sources (always C, as usdt_add_provider
-compiles them in a project with C enabled) and, with gc_sections, gc.c. driver.c holds main().
+edges.c (in the cell's language) and, with gc_sections, gc.c. driver.c holds main().
 """
 
 import argparse
@@ -22,30 +21,26 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, TypeVar
 from cells import LIBRARY_MODES, Cell
 
 WARNINGS = ["-Wall", "-Wextra", "-Wpedantic", "-Werror"]
-PROVIDER_STEMS = ("myapp", "other", "edges")
 LIBRARY_NAME = "libmatrix_probes"
 
 
 @dataclass(frozen=True)
 class Inputs:
     """Paths CMake passes to every matrix test."""
-    generated: Path          # myapp.h, other.h, edges.h and their .usdt.c
-    runtime_include: Path    # usdt/usdt.h
-    runtime_library: Path    # libusdt_runtime.a
+    generated: Path          # myapp.h, other.h, edges.h
     integration_programs: Path
     matrix_programs: Path
     work_dir: Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    for name in ("generated", "runtime-include", "runtime-library", "integration-programs",
+    for name in ("generated", "integration-programs",
                  "matrix-programs", "work-dir"):
         parser.add_argument(f"--{name}", required=True, type=Path)
 
 
 def inputs_from(options: argparse.Namespace) -> Inputs:
-    return Inputs(options.generated, options.runtime_include, options.runtime_library,
-                  options.integration_programs, options.matrix_programs, options.work_dir)
+    return Inputs(options.generated, options.integration_programs, options.matrix_programs, options.work_dir)
 
 
 @dataclass(frozen=True)
@@ -95,7 +90,7 @@ def build(cell: Cell, inputs: Inputs) -> Built:
     c_standard = "-std=c11" if cell.cxx else f"-std={cell.standard}"
     common = [*WARNINGS, *_optimization_flags(cell),
               "-include", inputs.matrix_programs / "entry.h",
-              f"-I{inputs.generated}", f"-I{inputs.runtime_include}"]
+              f"-I{inputs.generated}"]
     if cell.gc_sections:
         common += ["-ffunction-sections", "-fdata-sections"]
 
@@ -117,7 +112,6 @@ def build(cell: Cell, inputs: Inputs) -> Built:
     types_source = inputs.integration_programs / ("types.cpp" if cell.cxx else "types.c")
     sources = [(compiler, [f"-std={cell.standard}", *language, "-Dmain=usdt_matrix_types"], types_source),
                (compiler, [f"-std={cell.standard}", *language], inputs.matrix_programs / "edges.c")]
-    sources += [(c_compiler, [c_standard], inputs.generated / f"{stem}.usdt.c") for stem in PROVIDER_STEMS]
     if cell.gc_sections:
         sources.append((compiler, [f"-std={cell.standard}", *language], inputs.matrix_programs / "gc.c"))
     objects = []
@@ -139,8 +133,7 @@ def build(cell: Cell, inputs: Inputs) -> Built:
     program = directory / "program"
     probe_module = program
     if in_library:
-        commands.run([*link, "-shared", f"-Wl,-soname,{library.name}", *objects,
-                      inputs.runtime_library, "-o", library])
+        commands.run([*link, "-shared", f"-Wl,-soname,{library.name}", *objects, "-o", library])
         probe_module = library
     if cell.link in ("shared", "hidden"):
         program_inputs = [driver, library, f"-Wl,-rpath,{directory}"]
@@ -151,9 +144,9 @@ def build(cell: Cell, inputs: Inputs) -> Built:
         # gcc-ar loads GCC's LTO plugin; binutils' ar reads LLVM bitcode through the
         # plugin clang's packages install in /usr/lib/bfd-plugins.
         commands.run(["gcc-ar" if cell.compiler == "gcc" else "ar", "rcs", archive, *objects])
-        program_inputs = [driver, archive, inputs.runtime_library]
+        program_inputs = [driver, archive]
     else:
-        program_inputs = [driver, *objects, inputs.runtime_library]
+        program_inputs = [driver, *objects]
     mode = {"nopie": ["-no-pie"], "static": ["-static"]}.get(cell.link, ["-pie"])
     commands.run([*link, *mode, *program_inputs, "-o", program])
     return Built(cell, program, probe_module, "\n".join(commands.log))

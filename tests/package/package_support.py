@@ -13,7 +13,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 import elf_notes
 
@@ -52,9 +52,11 @@ def parse_arguments(add_options=lambda parser: None) -> Setup:
     return SETUP
 
 
-def run(command: Sequence, expect_status: int = 0) -> subprocess.CompletedProcess:
-    """Runs `command`; a different exit status fails the test with the command's output."""
-    result = subprocess.run([str(part) for part in command],
+def run(command: Sequence, expect_status: int = 0,
+        environment: Optional[Mapping[str, str]] = None) -> subprocess.CompletedProcess:
+    """Runs `command` (in `environment`, else this one); a different exit status fails the
+    test with the command's output."""
+    result = subprocess.run([str(part) for part in command], env=environment,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if result.returncode != expect_status:
         raise AssertionError(

@@ -1,11 +1,16 @@
-"""The generated header and usdt/usdt.h compile without a warning as C99, C11, C++11, C++17, C++20.
+"""The generated headers compile without a warning as C99, C11, C++11, C++17, C++20.
 
-One configure of compiler_matrix/ per compiler pair (--cc, --cxx) against an installed usdt,
-with -Wall -Wextra -Wpedantic -Werror -O2, builds one program per standard. Each must run,
-report the standard it was built for, and carry the notes all_types.d declares, with every
-argument in a register. compile_commands.json shows that the flags were really used.
-example-project/, which enables only C++, must build with the same compiler and flags too:
-there the generated semaphore source is compiled as C++.
+One configure of compiler_matrix/ per compiler pair (--cc, --cxx) and warning set (--c-warnings,
+--cxx-warnings; by default -Wall -Wextra -Wpedantic -Werror) against an installed usdt, at -O2,
+builds one program per standard from the headers of all_types.d (every argument kind) and
+unguarded.d (a probe without a semaphore), whose macros, _ENABLED() checks and C++ API
+(fire.c, fire.cpp) are all used. Each program must run, report the standard it was built for
+and that only the probe without a semaphore reads as enabled, and carry the notes the .d
+files declare, with every argument in a register. compile_commands.json shows that the flags
+were really used and that nothing but the program's own source was compiled.
+ExampleProjectTest: example-project/, which enables only C++, builds with the same compiler
+and the default warnings too. tests/embedding runs CompilerMatrixTest under the strictest sets
+(clang -Weverything, GCC's long list).
 """
 
 import json
@@ -14,52 +19,66 @@ import shlex
 import unittest
 from pathlib import Path
 
+import elf_notes
 import package_support as package
 import usdt_testing
 
 PROJECT = Path(__file__).with_name("compiler_matrix")
-WARNING_FLAGS = ["-Wall", "-Wextra", "-Wpedantic", "-Werror"]
-FLAGS = " ".join(WARNING_FLAGS + ["-O2"])
+WARNING_FLAGS = "-Wall -Wextra -Wpedantic -Werror"
+OPTIMISATION = "-O2"
 
 # program -> (its source, that source's -std= flag, what it prints: __STDC_VERSION__ or __cplusplus)
 PROGRAMS = {
-    "c99": ("fire.c", "-std=c99", "C 199901\n"),
-    "c11": ("fire.c", "-std=c11", "C 201112\n"),
-    "cxx11": ("fire.cpp", "-std=c++11", "C++ 201103\n"),
-    "cxx17": ("fire.cpp", "-std=c++17", "C++ 201703\n"),
-    "cxx20": ("fire.cpp", "-std=c++20", "C++ 202002\n"),
+    "c99": ("fire.c", "-std=c99", "C 199901 unguarded\n"),
+    "c11": ("fire.c", "-std=c11", "C 201112 unguarded\n"),
+    "cxx11": ("fire.cpp", "-std=c++11", "C++ 201103 unguarded\n"),
+    "cxx17": ("fire.cpp", "-std=c++17", "C++ 201703 unguarded\n"),
+    "cxx20": ("fire.cpp", "-std=c++20", "C++ 202002 unguarded\n"),
 }
 
-# Each probe of all_types.d and its declared argument sizes and signs on x86-64/aarch64.
+# Each probe of all_types.d and unguarded.d and its declared argument sizes and signs on x86-64/aarch64.
 EXPECTED_NOTES = {
-    "no__args": "",
-    "void__args": "",
-    "signed__keywords": "-1 -1 -2 -4 -8 -8",
-    "unsigned__keywords": "1 2 4 4 8 8",
-    "spelled__out": "-2 -8 -8 -4 2 8",
-    "fixed__width": "-1 -2 -4 -8 1 2 4 8",
-    "sizes": "8 -8 -8 -8 8 -8 8",
-    "flags": "1 1",
-    "pointers": "8 8 8 8 8 8 8 8",
-    "twelve": "-1 1 -2 2 -4 4 -8 8 1 8 8 -8",
-    "unnamed": "-4 8",
-    "delete": "-4",
+    "matrix:no__args": "",
+    "matrix:void__args": "",
+    "matrix:signed__keywords": "-1 -1 -2 -4 -8 -8",
+    "matrix:unsigned__keywords": "1 2 4 4 8 8",
+    "matrix:spelled__out": "-2 -8 -8 -4 2 8",
+    "matrix:fixed__width": "-1 -2 -4 -8 1 2 4 8",
+    "matrix:sizes": "8 -8 -8 -8 8 -8 8",
+    "matrix:flags": "1 1",
+    "matrix:pointers": "8 8 8 8 8 8 8 8",
+    "matrix:twelve": "-1 1 -2 2 -4 4 -8 8 1 8 8 -8",
+    "matrix:unnamed": "-4 8",
+    "matrix:delete": "-4",
+    "unguarded:plain": "-4",
+    "unguarded:guarded": "-8",
 }
+WITHOUT_SEMAPHORE = "unguarded:plain"   # by unguarded.d's #pragma usdt no_semaphore
 # fire.cpp also fires these two through the macros: two sites, two notes.
-FIRED_TWICE_FROM_CXX = ("signed__keywords", "pointers")
+FIRED_TWICE_FROM_CXX = ("matrix:signed__keywords", "matrix:pointers")
+_prefix = None
+
+
+def installed_usdt():
+    """The prefix usdt is installed into, once for every test of this module."""
+    global _prefix
+    if _prefix is None:
+        _prefix = package.SETUP.work_dir / "prefix"
+        package.install_usdt(_prefix)
+    return _prefix
 
 
 class CompilerMatrixTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        setup = package.SETUP
-        cls.cc, cls.cxx = setup.options.cc, setup.options.cxx
-        cls.prefix = prefix = setup.work_dir / "prefix"
-        package.install_usdt(prefix)
-        cls.build = setup.work_dir / "build"
-        package.configure(PROJECT, cls.build, f"CMAKE_PREFIX_PATH={prefix}",
+        options = package.SETUP.options
+        cls.cc, cls.cxx = options.cc, options.cxx
+        cls.warnings = {".c": options.c_warnings.split(), ".cpp": options.cxx_warnings.split()}
+        cls.build = package.SETUP.work_dir / "build"
+        package.configure(PROJECT, cls.build, f"CMAKE_PREFIX_PATH={installed_usdt()}",
                           f"CMAKE_C_COMPILER={cls.cc}", f"CMAKE_CXX_COMPILER={cls.cxx}",
-                          f"CMAKE_C_FLAGS={FLAGS}", f"CMAKE_CXX_FLAGS={FLAGS}")
+                          f"CMAKE_C_FLAGS={options.c_warnings} {OPTIMISATION}",
+                          f"CMAKE_CXX_FLAGS={options.cxx_warnings} {OPTIMISATION}")
         package.build(cls.build)
 
     def test_each_program_runs_and_reports_its_standard(self):
@@ -72,14 +91,19 @@ class CompilerMatrixTest(unittest.TestCase):
             expected = sorted(EXPECTED_NOTES.items())
             if source == "fire.cpp":
                 expected = sorted(expected + [(name, EXPECTED_NOTES[name]) for name in FIRED_TWICE_FROM_CXX])
-            notes = package.stapsdt_notes(self.build / program)
+            notes = elf_notes.notes(str(self.build / program))
             with self.subTest(program=program):
-                self.assertEqual(sorted((name, package.argument_sizes(arguments)) for _, name, arguments in notes),
-                                 expected)
-                self.assertEqual({provider for provider, _, _ in notes}, {"matrix"})
-                for _, name, arguments in notes:
-                    for argument in arguments.split():
-                        self.assertRegex(argument, r"^-?[1248]@%[a-z0-9]+$", f"{name}: {arguments}")
+                self.assertEqual(sorted((note.probe, package.argument_sizes(" ".join(note.arguments)))
+                                        for note in notes), expected)
+                for note in notes:
+                    for argument in note.arguments:
+                        self.assertRegex(argument, r"^-?[1248]@%[a-z0-9]+$", f"{note.probe}: {note.arguments}")
+
+    def test_only_the_probe_without_a_semaphore_has_none(self):
+        for program in PROGRAMS:
+            with self.subTest(program=program):
+                for note in elf_notes.notes(str(self.build / program)):
+                    self.assertEqual(note.semaphore == 0, note.probe == WITHOUT_SEMAPHORE, note.probe)
 
     def test_every_source_was_compiled_by_the_chosen_compiler_with_the_flags(self):
         entries = json.loads((self.build / "compile_commands.json").read_text())
@@ -92,24 +116,30 @@ class CompilerMatrixTest(unittest.TestCase):
             with self.subTest(program=program, source=source):
                 compiler = self.cxx if source.endswith(".cpp") else self.cc
                 self.assertEqual(Path(command[0]).name, compiler)
-                self.assertTrue(set(WARNING_FLAGS) <= set(command), command)
-                self.assertNotIn("-isystem", command)  # would hide warnings in usdt/usdt.h
+                self.assertTrue(set(self.warnings[Path(source).suffix]) <= set(command), command)
+                self.assertNotIn("-isystem", command)  # would hide warnings in the headers
+        # Nothing is generated to compile: the program's own source is all there is.
+        self.assertEqual(sorted(compiled), sorted((program, source) for program, (source, _, _) in PROGRAMS.items()))
         for program, (source, standard, _) in PROGRAMS.items():
             with self.subTest(program=program):
                 self.assertIn(standard, compiled[(program, source)])
-                self.assertIn((program, "all_types.usdt.c"), compiled)
 
+
+class ExampleProjectTest(unittest.TestCase):
     def test_a_cxx_only_project_builds_without_warnings(self):
+        options = package.SETUP.options
         build = package.SETUP.work_dir / "cxx-only"
         package.configure(package.SETUP.source_dir / "example-project", build,
-                          f"CMAKE_PREFIX_PATH={self.prefix}", f"CMAKE_CXX_COMPILER={self.cxx}",
-                          f"CMAKE_CXX_FLAGS={FLAGS}", "CMAKE_NO_SYSTEM_FROM_IMPORTED=ON")
+                          f"CMAKE_PREFIX_PATH={installed_usdt()}", f"CMAKE_CXX_COMPILER={options.cxx}",
+                          f"CMAKE_CXX_FLAGS={WARNING_FLAGS} {OPTIMISATION}", "CMAKE_NO_SYSTEM_FROM_IMPORTED=ON")
         package.build(build)
 
 
 def add_options(parser):
     parser.add_argument("--cc", required=True, help="the C compiler, as CMAKE_C_COMPILER")
     parser.add_argument("--cxx", required=True, help="the C++ compiler, as CMAKE_CXX_COMPILER")
+    parser.add_argument("--c-warnings", default=WARNING_FLAGS, help="warning options for C, one string")
+    parser.add_argument("--cxx-warnings", default=WARNING_FLAGS, help="warning options for C++, one string")
 
 
 if __name__ == "__main__":

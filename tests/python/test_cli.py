@@ -54,12 +54,12 @@ class CliTestCase(unittest.TestCase):
                               capture_output=True, text=True, check=False)
 
     def generate(self, input_name="probes.d", *options, output="out", cwd=None):
-        """Runs with --header/--source under `output`; returns (result, {kind: bytes or None})."""
+        """Runs with --header/--bpftrace under `output`; returns (result, {kind: bytes or None})."""
         header = self.directory / output / "probes.h"
-        source = self.directory / output / "probes.usdt.c"
-        result = self.usdtgen(input_name, "--header", header, "--source", source, *options, cwd=cwd)
+        script = self.directory / output / "probes.bt"
+        result = self.usdtgen(input_name, "--header", header, "--bpftrace", script, *options, cwd=cwd)
         contents = {kind: path.read_bytes() if path.exists() else None
-                    for kind, path in (("header", header), ("source", source))}
+                    for kind, path in (("header", header), ("bpftrace", script))}
         return result, contents
 
     def assertSucceeded(self, result, contents):
@@ -69,13 +69,13 @@ class CliTestCase(unittest.TestCase):
     def assertFailedWith(self, expected_stderr, input_name="probes.d", *options):
         """Runs over stale outputs; expects exit 1, exactly `expected_stderr` and no outputs left."""
         self.write("out/probes.h", "/* stale */\n")
-        self.write("out/probes.usdt.c", "/* stale */\n")
+        self.write("out/probes.bt", "/* stale */\n")
         result, contents = self.generate(input_name, *options)
         self.assertEqual(result.stderr, expected_stderr)
         self.assertEqual(len(ERROR_LINE.findall(result.stderr)), 1)
         self.assertNotIn("Traceback", result.stderr)
         self.assertEqual((result.returncode, result.stdout), (1, ""))
-        self.assertEqual(contents, {"header": None, "source": None}, "outputs must be removed")
+        self.assertEqual(contents, {"header": None, "bpftrace": None}, "outputs must be removed")
 
 
 class SuccessTest(CliTestCase):
@@ -84,15 +84,16 @@ class SuccessTest(CliTestCase):
         result, contents = self.generate(output="new/directory")
         self.assertSucceeded(result, contents)
         self.assertIn(b'"myapp", "request__start"', contents["header"])
-        self.assertIn(b"USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["source"])
+        self.assertIn(b"USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["header"])
+        self.assertIn(b"usdt:$1:myapp:done", contents["bpftrace"])
 
     def test_no_semaphores_option(self):
         self.write("probes.d", "#pragma usdt semaphore myapp:done\n" + PROVIDERS)
         result, contents = self.generate("probes.d", "--no-semaphores")
         self.assertSucceeded(result, contents)
         self.assertIn(b'USDT_PROBE_WITHOUT_SEMAPHORE("myapp", "request__start", ', contents["header"])
-        self.assertNotIn(b"myapp_request__start_semaphore", contents["header"] + contents["source"])
-        self.assertIn(b"USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["source"])
+        self.assertNotIn(b"myapp_request__start_semaphore", contents["header"])
+        self.assertIn(b"USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["header"])
 
     def test_header_only(self):
         self.write("probes.d", PROVIDERS)
@@ -123,10 +124,10 @@ class SuccessTest(CliTestCase):
     def test_option_order_does_not_matter(self):
         self.write("probes.d", PROVIDERS)
         _, expected = self.generate(output="a")
-        header, source = self.directory / "b/probes.h", self.directory / "b/probes.usdt.c"
-        result = self.usdtgen("--source", source, "--header", header, "probes.d")
+        header, script = self.directory / "b/probes.h", self.directory / "b/probes.bt"
+        result = self.usdtgen("--bpftrace", script, "--header", header, "probes.d")
         self.assertEqual((result.returncode, result.stderr), (0, ""))
-        self.assertEqual({"header": header.read_bytes(), "source": source.read_bytes()}, expected)
+        self.assertEqual({"header": header.read_bytes(), "bpftrace": script.read_bytes()}, expected)
 
     def test_banner_names_the_file_without_path_or_timestamp(self):
         probes = self.write("probes.d", PROVIDERS)
@@ -180,14 +181,14 @@ class PreprocessorTest(CliTestCase):
                                "provider myapp { probe start(request_id id); };\n")
         result, contents = self.generate()
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"8@%0", \\\n               (USDT_ARG(uint64_t, arg0)), , \\\n', contents["header"])
+        self.assertIn(b'"8@%0", \\\n               (USDT_ARG(uint64_t, arg0)), USDT_NO_CLOBBERS, \\\n', contents["header"])
 
     def test_include_with_I_option(self):
         self.write("inc/types.h", "#define small_t int8_t\n")
         self.write("probes.d", '#include "types.h"\nprovider p { probe x(small_t v); };\n')
         result, contents = self.generate("probes.d", "-I", "inc")
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"-1@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int8_t, arg0)), , \\\n', contents["header"])
+        self.assertIn(b'"-1@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int8_t, arg0)), USDT_NO_CLOBBERS, \\\n', contents["header"])
 
     def test_D_option(self):
         self.write("probes.d", "#ifndef ID_TYPE\n#define ID_TYPE int\n#endif\n"
@@ -195,16 +196,16 @@ class PreprocessorTest(CliTestCase):
         _, default = self.generate(output="default")
         result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t", output="defined")
         self.assertSucceeded(result, defined)
-        self.assertIn(b'"-4@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int, arg0)), , \\\n', default["header"])
-        self.assertIn(b'"2@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(uint16_t, arg0)), , \\\n', defined["header"])
+        self.assertIn(b'"-4@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(int, arg0)), USDT_NO_CLOBBERS, \\\n', default["header"])
+        self.assertIn(b'"2@%" USDT_NARROW_REGISTER "0", \\\n               (USDT_ARG(uint16_t, arg0)), USDT_NO_CLOBBERS, \\\n', defined["header"])
 
     def test_pragma_d_alone_does_not_run_the_preprocessor(self):
         self.write("probes.d", "#pragma D option quiet\n" + PROVIDERS)
-        self.assertSucceeded(*self.generate("probes.d", "--cc", self.directory / "no-such-compiler"))
+        self.assertSucceeded(*self.generate("probes.d", f"--cc={self.directory / 'no-such-compiler'}"))
 
     def test_pragma_usdt_alone_does_not_run_the_preprocessor(self):
         self.write("probes.d", "#pragma usdt no_semaphore myapp:done\n" + PROVIDERS)
-        self.assertSucceeded(*self.generate("probes.d", "--cc", self.directory / "no-such-compiler"))
+        self.assertSucceeded(*self.generate("probes.d", f"--cc={self.directory / 'no-such-compiler'}"))
 
     def test_pragma_usdt_survives_the_preprocessor(self):
         self.write("probes.d", "#define status_t int\n#pragma usdt no_semaphore p:x\n"
@@ -251,12 +252,12 @@ class PreprocessorTest(CliTestCase):
         self.assertEqual(len(ERROR_LINE.findall(result.stderr)), 1)
         self.assertNotIn("Traceback", result.stderr)
         self.assertEqual((result.returncode, result.stdout), (1, ""))
-        self.assertEqual(contents, {"header": None, "source": None})
+        self.assertEqual(contents, {"header": None, "bpftrace": None})
 
     def test_preprocessor_not_found(self):
         self.write("probes.d", "#define T int\nprovider p { probe x(T); };\n")
         self.assertFailedWith("probes.d:1:1: error: cannot run the C preprocessor '/no/such/cc': "
-                              "No such file or directory\n", "probes.d", "--cc", "/no/such/cc")
+                              "No such file or directory\n", "probes.d", "--cc=/no/such/cc")
 
 
 class InputErrorTest(CliTestCase):

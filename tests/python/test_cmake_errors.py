@@ -3,13 +3,16 @@
 usdt is first installed into a temporary prefix; the project finds it with find_package. A bad
 .d file must fail the build with the generator's `probes.d:LINE:COL: error:` and leave no
 header; fixing it must build; an up-to-date build must not run the generator again; misuses
-of usdt_add_provider must fail at configure time with a message naming the function.
+of usdt_add_provider must fail at configure time with a message naming the function, and so
+must a compiler whose assembler is older than the probes need (a fake GNU as 2.34 or 2.35,
+found first through -B), with one error and none of the assembler's.
 
 Usage (CTest passes these): test_cmake_errors.py --source-dir REPO [--cmake CMAKE]
     [--generator GENERATOR] [--c-compiler CC] [unittest options]
 """
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -37,6 +40,36 @@ provider demo {
 BAD = GOOD.replace("uint32_t seconds", "float seconds")
 
 GENERATING = "Generating USDT probes"
+
+# A stand-in for an old GNU as on x86-64, written as `as` into a directory that -B puts first:
+# a section flag it does not know is the fatal error gas's x86-64 back end reports (binutils
+# gas/config/obj-elf.c and tc-i386.c); anything else goes to the real assembler. Every input
+# is appended to the file USDT_FAKE_AS_LOG names, if set.
+FAKE_ASSEMBLER = """\
+#!{python}
+import os, re, subprocess, sys
+UNKNOWN_FLAGS = {unknown_flags!r}
+arguments = sys.argv[1:]
+inputs = [argument for argument in arguments if argument.endswith(".s")]
+texts = [(path, open(path).read()) for path in inputs] or [("{{standard input}}", sys.stdin.read())]
+for path, text in texts:
+    if os.environ.get("USDT_FAKE_AS_LOG"):
+        with open(os.environ["USDT_FAKE_AS_LOG"], "a") as log:
+            log.write(text)
+    for number, line in enumerate(text.splitlines(), 1):
+        flags = re.match(r'\\s*\\.(?:push)?section\\s+[^,"]+,\\s*"([^"]*)"', line)
+        if flags and set(flags.group(1)) & set(UNKNOWN_FLAGS):
+            sys.stderr.write(f"{{path}}: Assembler messages:\\n{{path}}:{{number}}: Fatal error: "
+                             "bad .section directive: want a,l,w,x,M,S,G,T in string\\n")
+            sys.exit(1)
+sys.exit(subprocess.run([{real_as!r}, *arguments], input=None if inputs else texts[0][1], text=True).returncode)
+"""
+
+# The section flags each binutils release before the probes' floor lacks.
+BINUTILS_2_34 = "oR"
+BINUTILS_2_35 = "R"
+# The label of the check's directives (cmake/usdtCheckAssembler.cmake), once in each check.
+ASSEMBLER_CHECK_LABEL = ".L_usdt_assembler_check: nop"
 
 
 def run_cmake(*arguments):
@@ -77,7 +110,6 @@ class CMakeProjectTestCase(unittest.TestCase):
         self.source = self.directory / "source"
         self.build_directory = self.directory / "build"
         self.header = self.build_directory / "app.usdt" / "probes.h"
-        self.semaphores = self.build_directory / "app.usdt" / "probes.usdt.c"
         shutil.copytree(PROJECT, self.source)
 
     def write_provider(self, text):
@@ -108,7 +140,7 @@ class BuildErrorTest(CMakeProjectTestCase):
 
         output = self.assertFailed(self.build())
         self.assertRegex(output, r"(?m)^/\S*/probes\.d:4:16: error: argument type 'float': floating-point")
-        self.assertFalse(self.header.exists() or self.semaphores.exists(), "no generated file after a failure")
+        self.assertFalse(self.header.exists(), "no generated header after a failure")
 
         # Nothing changed: the generator runs and fails again, as no output was left behind.
         output = self.assertFailed(self.build())
@@ -117,7 +149,7 @@ class BuildErrorTest(CMakeProjectTestCase):
         self.write_provider(GOOD)
         output = self.assertSucceeded(self.build())
         self.assertIn(GENERATING, output)
-        self.assertTrue(self.header.is_file() and self.semaphores.is_file())
+        self.assertTrue(self.header.is_file())
 
         output = self.assertSucceeded(self.build())
         self.assertNotIn(GENERATING, output)
@@ -126,7 +158,7 @@ class BuildErrorTest(CMakeProjectTestCase):
         self.write_provider(BAD)
         output = self.assertFailed(self.build())
         self.assertIn("probes.d:4:16: error:", output)
-        self.assertFalse(self.header.exists() or self.semaphores.exists(), "stale outputs must be removed")
+        self.assertFalse(self.header.exists(), "a stale header must be removed")
 
     def test_add_subdirectory_consumer_builds(self):
         # usdt_add_provider is called from the parent project, outside usdt's directory scope.
@@ -176,6 +208,82 @@ class ConfigureErrorTest(CMakeProjectTestCase):
         self.assertConfigureFails(
             None, r"^usdt: USDT_PYTHON_EXECUTABLE \(/bin/false\) cannot import jinja2\. Install Jinja2",
             "-DUSDT_PYTHON_EXECUTABLE=/bin/false")
+
+
+class AssemblerFloorTest(CMakeProjectTestCase):
+    """An assembler without the section flags the probes use stops the configure step with
+    one sentence, instead of an assembler error in every file that includes a probe header."""
+
+    def fake_assembler(self, unknown_flags):
+        """-B option that makes GCC run an `as` rejecting `unknown_flags`, as an old GNU as does."""
+        directory = self.directory / f"as-without-{unknown_flags or 'nothing'}"
+        directory.mkdir()
+        script = directory / "as"
+        script.write_text(FAKE_ASSEMBLER.format(python=sys.executable, unknown_flags=unknown_flags,
+                                                real_as=shutil.which("as")))
+        script.chmod(0o755)
+        return f"-B{directory}/"
+
+    def assertOneAssemblerError(self, output, compiler_name, language):
+        self.assertEqual(output.count("CMake Error"), 1, output)
+        self.assertNotIn("Assembler messages", output)
+        self.assertNotIn("Fatal error", output)
+        # Up to the call stack CMake prints after the message of an error raised in a function.
+        message = re.search(r"CMake Error at [^\n]*\(message\):\n(.*?)\n(?:Call Stack|\n)", output, re.DOTALL)
+        self.assertIsNotNone(message, output)
+        self.assertRegex(
+            " ".join(message.group(1).split()),
+            rf"^usdt_add_provider: the assembler of the {compiler_name} \S+ rejects the section flags "
+            r"`o` \(SHF_LINK_ORDER\) and `R` \(SHF_GNU_RETAIN\) that USDT probes and their semaphores use; "
+            r"use GNU as from binutils 2\.36 or later .* or Clang 13 or later with its integrated assembler "
+            rf"\(the assembler's output: \S+assembler-check-{language}\.log\)\.$")
+
+    def configure_with(self, usdt, *definitions):
+        self.write_provider(GOOD)
+        if usdt == "installed":
+            return self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}", *definitions)
+        return self.configure(f"-DUSDT_SOURCE_DIR={OPTIONS.source_dir}", *definitions)
+
+    def test_binutils_2_35_is_refused_at_configure_time(self):
+        flags = self.fake_assembler(BINUTILS_2_35)
+        for usdt in ("installed", "add_subdirectory"):
+            with self.subTest(usdt=usdt):
+                shutil.rmtree(self.build_directory, ignore_errors=True)
+                output = self.assertFailed(self.configure_with(usdt, f"-DCMAKE_C_FLAGS={flags}"))
+                self.assertOneAssemblerError(output, "C compiler", "C")
+
+    def test_binutils_2_34_is_refused_in_a_cxx_only_project(self):
+        output = self.assertFailed(self.configure_with(
+            "installed", "-DUSDT_TEST_LANGUAGE=CXX", f"-DCMAKE_CXX_FLAGS={self.fake_assembler(BINUTILS_2_34)}"))
+        self.assertOneAssemblerError(output, r"C\+\+ compiler", "CXX")
+
+    def test_a_good_assembler_is_checked_once_per_compiler_and_flags(self):
+        log = self.directory / "assembled.s"
+        os.environ["USDT_FAKE_AS_LOG"] = str(log)
+        self.addCleanup(os.environ.pop, "USDT_FAKE_AS_LOG")
+        flags = self.fake_assembler("")
+
+        def checks():
+            return log.read_text().count(ASSEMBLER_CHECK_LABEL) if log.exists() else 0
+
+        self.assertSucceeded(self.configure_with("installed", f"-DCMAKE_C_FLAGS={flags}"))
+        self.assertEqual(checks(), 1)
+        self.assertSucceeded(self.configure())
+        self.assertEqual(checks(), 1, "an unchanged compiler is not checked again")
+        self.assertSucceeded(self.configure(f"-DCMAKE_C_FLAGS={flags} -O1"))
+        self.assertEqual(checks(), 2, "changed flags are checked again")
+        self.assertSucceeded(self.build())
+
+    def test_the_check_uses_the_section_directives_of_usdt_h(self):
+        # Each `.pushsection NAME, "FLAGS"` of the probes, spelled the same in the check's source.
+        source_dir = Path(OPTIONS.source_dir)
+        header = (source_dir / "runtime" / "include" / "usdt" / "usdt.h").read_text()
+        check = (source_dir / "cmake" / "usdtCheckAssembler.cmake").read_text()
+        directives = set(re.findall(r'\.pushsection [^,\s]+, \\"[^"\\]*\\"', header))
+        flags = {directive.split(", ")[1].replace("\\", "") for directive in directives}
+        self.assertTrue({'"?o"', '"aGR"', '"awGR"'} <= flags, directives)
+        for directive in directives:
+            self.assertIn(directive, check)
 
 
 def _parse_options():

@@ -122,6 +122,11 @@ class CheckTest(unittest.TestCase):
         self.assertModelError("", expected)
         self.assertModelError("/* only a comment */\n// and another\n", expected)
 
+    def test_no_provider_is_allowed_when_not_required(self):
+        # usdt-dtrace's case: configure scripts run `dtrace -G` on `BEGIN{}`.
+        provider_file = model.build(parse("BEGIN{}\n", "t.d"), "t.d", "t.d", providers_required=False)
+        self.assertEqual((provider_file.providers, provider_file.probes), ((), ()))
+
     def test_provider_without_probes(self):
         self.assertModelError("provider p { probe x(); };\nprovider empty {\n};",
                               "t.d:2:10: error: provider 'empty' declares no probes")

@@ -227,10 +227,29 @@ class DeclarationTest(unittest.TestCase):
             ("req_t", ("struct", "req"), "t.d:5:20"),
         ])
 
+    def test_clauses_end_at_their_closing_brace(self):
+        # A D program (configure scripts run `dtrace -G` on `BEGIN{}`) and a function
+        # definition need no ';'; a struct body or an initializer in braces still does.
+        syntax = parse("BEGIN{}\n"
+                       "syscall::read:entry /pid == 1/ { trace(\"x\"); exit(0); }\n"
+                       "static int f(void) { return 0; }\n"
+                       "provider p { probe x(); };\n"
+                       "struct s { int a; } s1;\n"
+                       "int numbers[] = { 1, 2 };\n", "t.d")
+        self.assertEqual([provider.name for provider in syntax.providers], ["p"])
+        self.assertEqual(parse("BEGIN{}\n", "t.d").providers, ())
+
     def assertSyntaxError(self, text, expected):
         with self.assertRaises(GeneratorError) as caught:
             parse(text, "t.d")
         self.assertEqual(str(caught.exception), expected)
+
+    def test_struct_body_without_a_semicolon(self):
+        self.assertSyntaxError("struct s { int a; }\n",
+                               "t.d:2:1: error: expected ';' to end the declaration at t.d:1:1, found end of file")
+
+    def test_misspelt_provider_without_a_semicolon_is_not_a_clause(self):
+        self.assertSyntaxError("provder p {\n  probe x();\n}", "t.d:1:1: error: expected 'provider', found 'provder'")
 
     def test_unterminated_declaration(self):
         self.assertSyntaxError("provider p { probe x(); };\nint after(void)\n",

@@ -39,19 +39,29 @@ class HeaderTest(unittest.TestCase):
         self.assertLines("#ifndef USDT_GENERATED_APP_PROBES_H\n#define USDT_GENERATED_APP_PROBES_H")
         self.assertEqual(self.lines[-1], "#endif /* USDT_GENERATED_APP_PROBES_H */")
 
-    def test_runtime_version_check(self):
-        self.assertLines("#include <usdt/usdt.h>")
+    def test_embeds_the_runtime_header_and_checks_its_version(self):
+        runtime_header = (Path(__file__).resolve().parents[2] / "runtime/include/usdt/usdt.h").read_text()
+        self.assertIn(runtime_header, self.header)
+        self.assertNotIn("#include <usdt/", self.header)
         self.assertLines(
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 3\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 4\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
             "#endif")
 
-    def test_semaphore_declarations(self):
+    def test_semaphores_are_declared_and_defined(self):
         self.assertLines(
             "USDT_SEMAPHORE_DECLARE(myapp_request__start_semaphore);\n"
+            "USDT_SEMAPHORE_DEFINE(myapp_request__start_semaphore);\n"
             "USDT_SEMAPHORE_DECLARE(myapp_delete_semaphore);\n"
-            "USDT_SEMAPHORE_DECLARE(other_tick_semaphore);")
+            "USDT_SEMAPHORE_DEFINE(myapp_delete_semaphore);\n"
+            "USDT_SEMAPHORE_DECLARE(other_tick_semaphore);\n"
+            "USDT_SEMAPHORE_DEFINE(other_tick_semaphore);")
+
+    def test_probes_without_semaphore_define_none(self):
+        header = rendered("#pragma usdt no_semaphore p:b\nprovider p { probe a(); probe b(); };")["header"]
+        self.assertEqual([line for line in header.splitlines() if line.startswith("USDT_SEMAPHORE_")],
+                         ["USDT_SEMAPHORE_DECLARE(p_a_semaphore);", "USDT_SEMAPHORE_DEFINE(p_a_semaphore);"])
 
     def test_probe_macros(self):
         self.assertLines(
@@ -64,25 +74,25 @@ class HeaderTest(unittest.TestCase):
         self.assertLines(
             "#define MYAPP_DELETE() \\\n"
             '    USDT_PROBE("myapp", "delete", myapp_delete_semaphore, "", \\\n'
-            "               (), , \\\n"
+            "               (), USDT_NO_CLOBBERS, \\\n"
             '               ("app-probes.d"))')
         self.assertLines(
             "#define OTHER_TICK(arg0, arg1) \\\n"
             '    USDT_PROBE("other", "tick", other_tick_semaphore, "1@%" USDT_NARROW_REGISTER "0 -1@%" USDT_NARROW_REGISTER "1", \\\n'
-            "               (USDT_ARG(bool, arg0) USDT_ARG(int8_t, arg1)), , \\\n"
+            "               (USDT_ARG(bool, arg0) USDT_ARG(int8_t, arg1)), USDT_NO_CLOBBERS, \\\n"
             '               ("app-probes.d", "on", "bool", "bool", "arg1", "int8_t", "integer"))')
 
     def test_probe_without_semaphore(self):
         self.header = rendered("#pragma usdt no_semaphore p:tick\nprovider p { probe tick(int n); };")["header"]
         self.lines = self.header.splitlines()
-        self.assertNotIn("USDT_SEMAPHORE_DECLARE", self.header)
+        self.assertFalse([line for line in self.lines if line.startswith("USDT_SEMAPHORE_")])
         self.assertNotIn("extern \"C\"", self.header)
         self.assertLines(
             "/* p:tick(int n), without a semaphore */\n"
             "#define P_TICK_ENABLED() USDT_ALWAYS_ACTIVE\n"
             "#define P_TICK(arg0) \\\n"
             '    USDT_PROBE_WITHOUT_SEMAPHORE("p", "tick", "-4@%" USDT_NARROW_REGISTER "0", \\\n'
-            "               (USDT_ARG(int, arg0)), , \\\n"
+            "               (USDT_ARG(int, arg0)), USDT_NO_CLOBBERS, \\\n"
             '               ("app-probes.d", "n", "int", "integer"))')
 
     def test_cxx_api(self):
@@ -133,23 +143,6 @@ class HeaderTest(unittest.TestCase):
             "    static_assert(usdt::detail::bool_argument<UsdtArg0>::accepted,\n"
             "                  \"other::tick: argument 0 'on' (bool) takes a bool\");")
         self.assertLines("} /* namespace other */")
-
-
-class SourceTest(unittest.TestCase):
-    def test_semaphore_definitions(self):
-        source = rendered()["source"]
-        self.assertEqual(source.splitlines()[2:], [
-            '#include "app-probes.h"',
-            "",
-            "USDT_SEMAPHORE_DEFINE(myapp_request__start_semaphore);",
-            "USDT_SEMAPHORE_DEFINE(myapp_delete_semaphore);",
-            "USDT_SEMAPHORE_DEFINE(other_tick_semaphore);",
-        ])
-
-    def test_probes_without_semaphore_define_none(self):
-        source = rendered("#pragma usdt no_semaphore p:b\nprovider p { probe a(); probe b(); };")["source"]
-        self.assertEqual([line for line in source.splitlines() if "SEMAPHORE" in line],
-                         ["USDT_SEMAPHORE_DEFINE(p_a_semaphore);"])
 
 
 # Every kind of argument the tracer scripts format, more than bpftrace reads, an unnamed one.
@@ -298,9 +291,9 @@ class HygieneTest(unittest.TestCase):
         self.assertEqual(rendered(), rendered())
 
     def test_runtime_header_has_the_abi_version_the_header_checks(self):
-        # The generated header refuses any runtime but ABI 3 (test_runtime_version_check).
+        # The generated header refuses an earlier header's runtime but ABI 4 (test_embeds_the_runtime_header...).
         runtime_header = Path(__file__).resolve().parents[2] / "runtime/include/usdt/usdt.h"
-        self.assertIn("\n#define USDT_ABI_VERSION 3\n", runtime_header.read_text(encoding="utf-8"))
+        self.assertIn("\n#define USDT_ABI_VERSION 4\n", runtime_header.read_text(encoding="utf-8"))
 
 if __name__ == "__main__":
     usdt_testing.main()

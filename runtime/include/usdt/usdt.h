@@ -1,6 +1,8 @@
 /*
- * usdt/usdt.h: the runtime half of usdt. Headers generated from .d provider files by
- * usdt_add_provider() include this file; application code includes the generated header.
+ * usdt/usdt.h: the runtime half of usdt. Every header generated from a .d provider file (by
+ * usdt_add_provider() or usdt-dtrace -h) carries a copy of this file, under the same include
+ * guard, so it needs no include path or library; application code includes the generated
+ * header.
  *
  * What a probe site is (SystemTap SDT v3, the format bpftrace, perf, gdb, bcc, SystemTap
  * and libbpf read; see https://sourceware.org/systemtap/wiki/UserSpaceProbeImplementation):
@@ -11,8 +13,8 @@
  *    then three 8-byte words (the nop's address, the link-time address of `_.stapsdt.base`,
  *    the semaphore's address or 0) and three strings: provider, probe name, argument specs.
  *    Tracers find the run-time address of the nop as note.pc + (actual base - note.base),
- *    which is why every module needs a `.stapsdt.base` section: libusdt_runtime.a supplies
- *    it (gdb shows no probes at all without it).
+ *    which is why every module needs a `.stapsdt.base` section: this header emits it in
+ *    every translation unit (gdb shows no probes at all without it).
  *  - Argument specs, space separated, `[-]SIZE@OPERAND`: `-4@%edi` is a signed 4-byte value
  *    in register edi. SIZE and sign come from the type declared in the .d file (values under
  *    8 bytes name the register by its 32-bit name, `-1@%r8d`, the one gdb parses), and every
@@ -27,10 +29,11 @@
  *    --gc-sections drops the note together with dead code instead of leaving a note that
  *    points at address 0.
  *
- * Semaphores: a 2-byte counter per (provider, probe), hidden (one per linked module), in
- * the file-backed `.probes` section because the kernel only maintains semaphores it can
- * find in the file (uprobes' ref_ctr_offset). Tracers raise it while attached, so
- * PROVIDER_PROBE_ENABLED() guards expensive argument computation. It is read through a
+ * Semaphores: a 2-byte counter per (provider, probe), defined by the generated header, hidden
+ * (one per linked module), in the file-backed `.probes` section because the kernel only
+ * maintains semaphores it can find in the file (uprobes' ref_ctr_offset). Tracers raise it
+ * while attached, so PROVIDER_PROBE_ENABLED() guards expensive argument computation. It is
+ * read through a
  * volatile access so that a loop re-reads it and notices a tracer that attaches later.
  * Its value counts armed probe sites, not tracers: test it only against zero. A probe can
  * also be declared without a semaphore (the site is then only the nop, and its note records
@@ -47,7 +50,7 @@
 #define USDT_USDT_H
 
 /* Generated headers check this and refuse to compile against another version. */
-#define USDT_ABI_VERSION 3
+#define USDT_ABI_VERSION 4
 
 #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__)) \
     && !defined(__ILP32__) && !defined(USDT_DISABLE)
@@ -57,6 +60,22 @@
 #endif
 
 #define _USDT_UNPARENTHESIZE(...) __VA_ARGS__
+
+/* A probe macro's conversion of an argument to its declared type: C's cast, as dtrace -h's
+   macros convert. In C++ it is done in a function, so that the caller's code, where the macro
+   expands, holds no old-style cast (-Wold-style-cast) or cast to the same type (-Wuseless-cast). */
+#if defined(__cplusplus)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+template <typename To, typename From>
+constexpr To _usdt_converted(From value) noexcept {
+    return (To)value;
+}
+#pragma GCC diagnostic pop
+#define _USDT_CONVERTED(type, value) ::_usdt_converted<type>(value)
+#else
+#define _USDT_CONVERTED(type, value) ((type)(value))
+#endif
 
 /* The asm operand modifier printing a register's 32-bit name (`%r8d`, `w8`). Arguments under
    8 bytes use it: gdb cannot parse `%r8b`..`%r15b`, and aarch64 compilers print a plain
@@ -69,31 +88,68 @@
 #define USDT_NARROW_REGISTER ""
 #endif
 
-#if USDT_HAVE_PROBES
-
+/* Semaphores: each generated header declares and defines its probes' semaphores, so that
+   every module (executable or shared library) whose code fires a probe has its own copy
+   without a separate object or library. Each is defined in assembly, in a COMDAT group of
+   its own name, so the copies of all the translation units of a module fold into one (a
+   weak C definition would leave every unit's bytes behind); hidden, so each module keeps
+   its own; in the file-backed `.probes` section, where the kernel can find them; retained
+   (SHF_GNU_RETAIN) because only notes may refer to them, and gold and mold drop sections
+   that only notes refer to; `.ifndef`-guarded for link-time optimizers that join units'
+   top-level asm. The definition is the same whether or not probes are compiled in, so
+   translation units built with and without USDT_DISABLE agree on it. */
+#if defined(__GNUC__) && defined(__ELF__)
 #define USDT_SEMAPHORE_DECLARE(name) \
     extern volatile unsigned short name __attribute__((visibility("hidden")))
-/* Weak, so that a provider added to a static library and to the program linking it
-   still ends up with one semaphore per module; retained (SHF_GNU_RETAIN) because only notes
-   may refer to it, and gold and mold drop sections that only notes refer to. */
-#if defined(__has_attribute)
-#if __has_attribute(retain)
-#define _USDT_RETAIN retain,
-#endif
-#endif
-#ifndef _USDT_RETAIN
-#define _USDT_RETAIN
-#endif
 #define USDT_SEMAPHORE_DEFINE(name) \
-    volatile unsigned short name \
-        __attribute__((weak, used, _USDT_RETAIN section(".probes"), visibility("hidden"))) = 0
+    __asm__(".ifndef " #name "\n" \
+            ".pushsection .probes, \"awGR\", \"progbits\", " #name ", comdat\n" \
+            ".weak " #name "\n" \
+            ".hidden " #name "\n" \
+            ".type " #name ", %object\n" \
+            ".size " #name ", 2\n" \
+            ".balign 2\n" \
+            #name ":\n" \
+            ".2byte 0\n" \
+            ".popsection\n" \
+            ".endif\n")
+#else
+/* Not ELF, so never probes: the semaphores only let code that names them compile and link. */
+#define USDT_SEMAPHORE_DECLARE(name) extern volatile unsigned short name
+#if defined(_MSC_VER)
+#define USDT_SEMAPHORE_DEFINE(name) __declspec(selectany) volatile unsigned short name = 0
+#else
+#define USDT_SEMAPHORE_DEFINE(name) volatile unsigned short name __attribute__((weak)) = 0
+#endif
+#endif
+
+#if USDT_HAVE_PROBES
+
+/* The `.stapsdt.base` section every module with probes needs: tracers relocate each note's
+   probe address by where this one byte ended up. Every translation unit that includes this
+   header emits it in the COMDAT group systemtap's sys/sdt.h uses, so a module keeps one
+   copy, even mixed with sys/sdt.h; `.ifndef` keeps one when a link-time optimizer joins
+   several units' top-level asm. It is retained (`R`) because only non-allocated notes refer
+   to it, and lld's --gc-sections would otherwise drop it. */
+__asm__(".ifndef _.stapsdt.base\n"
+        ".pushsection .stapsdt.base, \"aGR\", \"progbits\", .stapsdt.base, comdat\n"
+        ".weak _.stapsdt.base\n"
+        ".hidden _.stapsdt.base\n"
+        "_.stapsdt.base:\n"
+        ".space 1\n"
+        ".size _.stapsdt.base, 1\n"
+        ".popsection\n"
+        ".endif\n");
+
 /* The is-enabled check, re-read every time (a loop notices a tracer that attaches later).
    On x86-64 it is `cmpw $0, semaphore(%rip); jne`: a volatile read costs GCC a separate load
    and test, one instruction more. No __builtin_expect: it makes the code behind the check a
    cold call site, and Clang then declines to inline a lazy probe's callable, which forces
    the variables it captures into memory for the whole loop (measured in bench/). */
 #if defined(__x86_64__)
-static inline __attribute__((always_inline)) int _usdt_semaphore_active(const volatile unsigned short *semaphore) {
+/* unused: the header may be a translation unit of its own (usdt-dtrace -G). */
+static inline __attribute__((always_inline, unused)) int
+_usdt_semaphore_active(const volatile unsigned short *semaphore) {
     __asm__ goto("cmpw $0, %0\n\tjne %l[active]" : : "m"(*semaphore) : "cc" : active);
     return 0;
 active:
@@ -109,15 +165,16 @@ active:
 
 /* One asm operand of a probe: the value converted to its declared type, in a register.
    The trailing comma separates it from the next operand, or from the semaphore's. */
-#define USDT_ARG(type, value) "r"((type)(value)),
+#define USDT_ARG(type, value) "r"(_USDT_CONVERTED(type, value)),
 
 /*
  * The probe site: the nop and its notes. `semaphore` is the semaphore variable; `spec`
  * refers to the operands as %0, %1...; `operands` is a parenthesized, possibly empty,
- * sequence of USDT_ARG(); `clobbers` is empty, or USDT_STRING_CLOBBERS for a probe with
- * string arguments; `description` is the `.note.usdt` strings after provider and name, as
- * parenthesized string literals (characters other than those of names octal-escaped,
- * `\173`, for the asm template). `?` puts the notes in the code's COMDAT group (inline
+ * sequence of USDT_ARG(); `clobbers` is USDT_NO_CLOBBERS, or USDT_STRING_CLOBBERS for a probe
+ * with string arguments (parenthesized too: an empty macro argument draws C++98-compatibility
+ * warnings in the caller's code); `description` is the `.note.usdt` strings after provider
+ * and name, as parenthesized string literals (characters other than those of names
+ * octal-escaped, `\173`, for the asm template). `?` puts the notes in the code's COMDAT group (inline
  * functions), `o` links them to the code's section, so that --gc-sections drops them with
  * dead code (GNU ld, lld).
  *
@@ -138,7 +195,8 @@ active:
     _USDT_SITE(provider, name, #semaphore, "m"(semaphore), spec, operands, clobbers, description)
 #define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \
     _USDT_SITE(provider, name, "0", "i"(0), spec, operands, clobbers, description)
-#define USDT_STRING_CLOBBERS "memory"
+#define USDT_STRING_CLOBBERS ("memory")
+#define USDT_NO_CLOBBERS ()
 /* The instruction a tracer replaces, labelled for the note: a 1-byte nop, which uprobes trap
    with an int3. Defining USDT_X86_NOP5 makes it, on x86-64 only, the 5-byte nop that Linux
    6.18 rewrites after the first hit into a call to its [uprobes-trampoline] page. That call
@@ -182,26 +240,20 @@ active:
             ".balign 4\n" \
             ".4byte .L_usdt_site%= - .\n" \
             ".popsection\n" \
-            : : _USDT_UNPARENTHESIZE operands last_operand : clobbers); \
+            : : _USDT_UNPARENTHESIZE operands last_operand : _USDT_UNPARENTHESIZE clobbers); \
     } while (0)
 
 #else /* !USDT_HAVE_PROBES: arguments are still evaluated exactly once. */
 
-/* Semaphores still exist, so code that names them (as systemtap's header allows) links. */
-#define USDT_SEMAPHORE_DECLARE(name) extern volatile unsigned short name
-#if defined(__GNUC__)
-#define USDT_SEMAPHORE_DEFINE(name) volatile unsigned short name __attribute__((weak)) = 0
-#else
-#define USDT_SEMAPHORE_DEFINE(name) volatile unsigned short name = 0
-#endif
 #define USDT_SEMAPHORE_ACTIVE(name) 0
 #define USDT_ALWAYS_ACTIVE 0
-#define USDT_ARG(type, value) (void)(type)(value);
+#define USDT_ARG(type, value) (void)_USDT_CONVERTED(type, value);
 #define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
 #define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
 #define USDT_STRING_CLOBBERS
+#define USDT_NO_CLOBBERS
 
 #endif /* USDT_HAVE_PROBES */
 
@@ -303,6 +355,15 @@ template <typename T>
 struct has_usdt_format<T, decltype(void(static_cast<const char *>(usdt_format(std::declval<const T &>()).c_str())))>
     : std::true_type {};
 
+/* `char *` and `const char *`, spelled so that builds that sed the generated header from
+   `char *` to `const char *` (as some do with dtrace -h's) change nothing here. */
+template <typename U>
+struct is_char_pointer
+    : std::integral_constant<bool, std::is_pointer<U>::value
+                                       && std::is_same<typename std::remove_const<
+                                                           typename std::remove_pointer<U>::type>::type,
+                                                       char>::value> {};
+
 struct c_string_kind {};
 struct c_str_kind {};
 struct view_kind {};
@@ -312,8 +373,7 @@ struct not_a_string_kind {};
 template <typename T, typename U = bare<T>>
 struct string_kind
     : std::conditional<
-          std::is_same<U, const char *>::value || std::is_same<U, char *>::value
-              || std::is_same<U, decltype(nullptr)>::value,
+          is_char_pointer<U>::value || std::is_same<U, decltype(nullptr)>::value,
           c_string_kind,
           typename std::conditional<
               has_c_str<U>::value, c_str_kind,

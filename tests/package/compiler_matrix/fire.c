@@ -1,6 +1,9 @@
-/* Fires every probe of all_types.d from C, through the dtrace -h style macros, with a value
-   of each declared type; built once per C standard. Prints the standard it was built for. */
+/* Fires every probe of all_types.d and unguarded.d from C, through the dtrace -h style
+   macros, with a value of each declared type, and asks every probe's _ENABLED(); built once
+   per C standard. Prints the standard it was built for, then "unguarded" when the probe
+   without a semaphore reads as enabled (always) and "traced" when another does. */
 #include "all_types.h"
+#include "unguarded.h"
 
 #include <stdio.h>
 
@@ -13,7 +16,7 @@ int main(void) {
     int value = 3;
     int *value_pointer = &value;
     char text[] = "text";
-    int fired = 0;
+    int traced = 0;
 
     MATRIX_NO_ARGS();
     MATRIX_VOID_ARGS();
@@ -28,10 +31,16 @@ int main(void) {
     MATRIX_TWELVE(-1, 1, -2, 2, -3, 3, -4, 4, false, text, NULL, -5L);
     MATRIX_UNNAMED(value, text);
     MATRIX_DELETE(value);
-    if (MATRIX_FLAGS_ENABLED() || MATRIX_DELETE_ENABLED()) {
-        fired = 1;
+    UNGUARDED_PLAIN(value);
+    UNGUARDED_GUARDED(-6L);
+    if (MATRIX_NO_ARGS_ENABLED() || MATRIX_VOID_ARGS_ENABLED() || MATRIX_SIGNED_KEYWORDS_ENABLED()
+        || MATRIX_UNSIGNED_KEYWORDS_ENABLED() || MATRIX_SPELLED_OUT_ENABLED() || MATRIX_FIXED_WIDTH_ENABLED()
+        || MATRIX_SIZES_ENABLED() || MATRIX_FLAGS_ENABLED() || MATRIX_POINTERS_ENABLED() || MATRIX_TWELVE_ENABLED()
+        || MATRIX_UNNAMED_ENABLED() || MATRIX_DELETE_ENABLED() || UNGUARDED_GUARDED_ENABLED()) {
+        traced = 1;
     }
 
-    printf("C %ld%s\n", (long)__STDC_VERSION__, fired ? " traced" : "");
+    printf("C %ld%s%s\n", (long)__STDC_VERSION__, UNGUARDED_PLAIN_ENABLED() ? " unguarded" : "",
+           traced ? " traced" : "");
     return 0;
 }

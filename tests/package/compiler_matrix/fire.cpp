@@ -1,6 +1,10 @@
-// Fires every probe of all_types.d from C++, through the typed API and the macros, with a
-// value of each declared type; built once per C++ standard. Prints the standard it was built for.
+// Fires every probe of all_types.d and unguarded.d from C++, through the typed API and the
+// macros, with a value of each declared type, and asks every probe's _enabled() and some
+// _ENABLED(); built once per C++ standard. Prints the standard it was built for, then
+// "unguarded" when the probe without a semaphore reads as enabled (always) and "traced" when
+// another does.
 #include "all_types.h"
+#include "unguarded.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -37,11 +41,18 @@ int main() {
                    false, text, nullptr, -5L);
     matrix::unnamed(value, text);
     matrix::delete_(value);
+    unguarded::plain(value);
+    unguarded::guarded(-6L);
     // The macros work in C++ too, as systemtap's dtrace -h headers do.
     MATRIX_SIGNED_KEYWORDS('c', -2, -3, -4, -5L, -6LL);
     MATRIX_POINTERS("literal", text, text, &point, &point, &point, &value_pointer, &value);
-    bool fired = matrix::flags_enabled() || MATRIX_DELETE_ENABLED();
+    const bool traced = matrix::no_args_enabled() || matrix::void_args_enabled() || matrix::signed_keywords_enabled()
+                        || matrix::unsigned_keywords_enabled() || matrix::spelled_out_enabled()
+                        || matrix::fixed_width_enabled() || matrix::sizes_enabled() || matrix::flags_enabled()
+                        || matrix::pointers_enabled() || matrix::twelve_enabled() || matrix::unnamed_enabled()
+                        || matrix::delete_enabled() || unguarded::guarded_enabled() || MATRIX_DELETE_ENABLED();
 
-    std::printf("C++ %ld%s\n", static_cast<long>(__cplusplus), fired ? " traced" : "");
+    std::printf("C++ %ld%s%s\n", __cplusplus, unguarded::plain_enabled() ? " unguarded" : "",
+                traced ? " traced" : "");
     return 0;
 }

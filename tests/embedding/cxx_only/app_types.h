@@ -1,0 +1,2 @@
+/* Argument types of probes.d, which includes this file (the program does not). */
+#define APP_COUNT unsigned int

@@ -1,0 +1,50 @@
+"""What the embedding tests share: tests/package (package_support.py) and tests/cross
+(remote_gdb_probes.py, test_aarch64.py's target) made importable, where the consumer
+projects are, and the checks every module with probes must pass: its notes (readelf) and the
+values gdb reads at its probes.
+
+Each test module imports this module first, then calls `package.parse_arguments()`: CTest
+passes usdt's trees, the test's scratch directory and the CMake generator as it does for
+the package tests.
+"""
+
+import sys
+import unittest
+from pathlib import Path
+from typing import Dict, Sequence, Tuple
+
+PROJECTS = Path(__file__).resolve().parent
+TESTS_DIR = PROJECTS.parent
+sys.path[:0] = [str(TESTS_DIR / "package"), str(TESTS_DIR / "cross")]
+
+import elf_notes
+import gdb_probes
+import package_support as package
+import usdt_testing
+
+
+def assert_notes(test: unittest.TestCase, binary: Path, expected: Dict[str, str]) -> None:
+    """`binary` has one stapsdt note per probe of `expected` (provider:name -> the declared
+    argument sizes and signs, `-4 8`), each relocated by the module's `.stapsdt.base` and
+    guarded by a semaphore inside its `.probes` section."""
+    notes = elf_notes.notes(str(binary))
+    sections = elf_notes.sections(str(binary))
+    test.assertEqual(sorted((note.probe, package.argument_sizes(" ".join(note.arguments))) for note in notes),
+                     sorted(expected.items()), f"notes of {binary}")
+    base, semaphores = sections.get(".stapsdt.base"), sections.get(".probes")
+    test.assertIsNotNone(base, f"{binary} has no .stapsdt.base section")
+    test.assertIsNotNone(semaphores, f"{binary} has no .probes section")
+    for note in notes:
+        test.assertEqual(note.base, base.address, f"{note.probe} in {binary}: base")
+        test.assertTrue(semaphores.contains(note.semaphore), f"{note.probe} in {binary}: semaphore {note.semaphore:#x}")
+
+
+def assert_gdb_reads(test: unittest.TestCase, program: Path, arguments: Sequence[str],
+                     string_indices: Dict[str, Sequence[int]], hits: Sequence[Tuple[str, Tuple]],
+                     start_first: bool = False) -> None:
+    """gdb, breaking on every probe of `string_indices` while `program` runs with `arguments`,
+    reads exactly `hits` ((probe, values) in order) and sees the program exit normally."""
+    usdt_testing.require_tracer(test, "gdb", needs_root=False)
+    run = gdb_probes.run(str(program), list(arguments), string_indices, start_first)
+    test.assertEqual([(hit.probe, hit.values) for hit in run.hits], list(hits), run.output)
+    test.assertTrue(run.exited_normally, run.output)
