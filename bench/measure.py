@@ -229,10 +229,9 @@ def _cpu_seconds(command: Sequence[str], **kwargs) -> float:
 
 
 def _generate(python: str, directory: Path, probes: int) -> float:
-    """Generates big.h and big.usdt.c from a `probes`-probe big.d; returns the CPU seconds it took."""
+    """Generates big.h from a `probes`-probe big.d; returns the CPU seconds it took."""
     (directory / "big.d").write_text(provider_file(probes))
-    command = [python, "-m", "usdtgen", str(directory / "big.d"),
-               "--header", str(directory / "big.h"), "--source", str(directory / "big.usdt.c")]
+    command = [python, "-m", "usdtgen", str(directory / "big.d"), "--header", str(directory / "big.h")]
     return _cpu_seconds(command, env={**os.environ, "PYTHONPATH": str(REPOSITORY)})
 
 
@@ -245,18 +244,19 @@ def compile_milliseconds(compilers: Dict[str, List[str]], python: str, probes: i
                          runs: int = 7) -> Dict[str, Dict[str, float]]:
     """Median CPU milliseconds to compile bench/compile_cost.c with each compiler command
     (`["g++", "-x", "c++"]`...): "alone", including "usdt.h", including a generated
-    `probes`-probe "header", and that header with USDT_NO_CXX_API ("macros only").
+    `probes`-probe "header", and that header with USDT_NO_CXX_API ("macros only"). Only
+    "usdt.h" gets runtime/include on its include path: the generated header embeds usdt.h.
     Variants alternate, so that drift in the machine's load hits all."""
-    variants = {"alone": [], "usdt.h": ["-DPROBES_HEADER=<usdt/usdt.h>"], "header": ['-DPROBES_HEADER="big.h"'],
-                "macros only": ['-DPROBES_HEADER="big.h"', "-DUSDT_NO_CXX_API"]}
+    variants = {"alone": [], "usdt.h": [f"-I{REPOSITORY / 'runtime' / 'include'}", "-DPROBES_HEADER=<usdt/usdt.h>"],
+                "header": ['-DPROBES_HEADER="big.h"'], "macros only": ['-DPROBES_HEADER="big.h"', "-DUSDT_NO_CXX_API"]}
     with tempfile.TemporaryDirectory() as directory:
         _generate(python, Path(directory), probes)
         times: Dict[str, Dict[str, List[float]]] = {name: {variant: [] for variant in variants} for name in compilers}
         for _ in range(runs):
             for name, command in compilers.items():
-                for variant, define in variants.items():
-                    arguments = [*command, "-O2", "-c", "-o", os.devnull, f"-I{REPOSITORY / 'runtime' / 'include'}",
-                                 f"-I{directory}", *define, str(REPOSITORY / "bench" / "compile_cost.c")]
+                for variant, options in variants.items():
+                    arguments = [*command, "-O2", "-c", "-o", os.devnull, f"-I{directory}", *options,
+                                 str(REPOSITORY / "bench" / "compile_cost.c")]
                     times[name][variant].append(1000 * _cpu_seconds(arguments))
     return {name: {variant: statistics.median(values) for variant, values in measured.items()}
             for name, measured in times.items()}

@@ -278,8 +278,8 @@ guarded macro is user code around `_ENABLED()`, so usdt cannot shape that loop; 
 C++ form of the same probe, whose arguments are computed inside a callable, kept the loop as
 it was. Where a row fails, prefer the lazy form."""
 
-CXX_API_COMPILE_COST = """C translation units meet it: they see the macros and the semaphore declarations. A C++
-translation unit also parses the typed API's function templates, a few per probe (see the
+CXX_API_COMPILE_COST = """C translation units meet it: they see the macros, the semaphores and `.stapsdt.base`.
+A C++ translation unit also parses the typed API's function templates, a few per probe (see the
 *with a 1,000-probe header* and *with `<usdt/usdt.h>`* columns; `<usdt/usdt.h>` itself adds
 `<tuple>`, `<type_traits>` and `<utility>`). A C++ file that fires probes only through the
 macros can define `USDT_NO_CXX_API` before including the header and pays what C pays (the

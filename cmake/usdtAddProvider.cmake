@@ -76,7 +76,7 @@ included; set ``USDT_PYTHON_EXECUTABLE`` to choose the interpreter.
 #]=======================================================================]
 
 include_guard(GLOBAL)
-include("${CMAKE_CURRENT_LIST_DIR}/usdtCheckAssembler.cmake" OPTIONAL)
+include("${CMAKE_CURRENT_LIST_DIR}/usdtCheckAssembler.cmake")
 
 # The function keeps the policies of its definition: DEPFILE paths relative to the binary directory.
 if(POLICY CMP0116)
@@ -193,16 +193,14 @@ function(usdt_add_provider target)
 
   # The preprocessor of .d files with directives: the compiler the target's code gets, C where
   # the calling directory enabled C, else C++, as the build runs it (launcher, target, sysroot).
-  if(CMAKE_C_COMPILER)
+  if(CMAKE_C_COMPILER_LOADED)
     set(language C)
-  elseif(CMAKE_CXX_COMPILER)
+  elseif(CMAKE_CXX_COMPILER_LOADED)
     set(language CXX)
   else()
     message(FATAL_ERROR "usdt_add_provider: enable C or CXX in project() (or enable_language()) to compile probes in '${target}'.")
   endif()
-  if(COMMAND _usdt_check_assembler)
-    _usdt_check_assembler(${language})
-  endif()
+  _usdt_check_assembler(${language})
   _usdt_preprocessor_command("${target}" ${language} preprocessor)
 
   get_property(generator_root GLOBAL PROPERTY USDT_GENERATOR_ROOT)

@@ -3,9 +3,10 @@ moving the prefix.
 
 Installs the usdt build under test into a scratch prefix with `cmake --install`, then, from
 there: `usdt-dtrace -h` and `-G` on programs/semantics.d, and programs/semantics.c compiled and
-linked with `pkg-config --cflags --libs usdt` (PKG_CONFIG_PATH into the prefix). The program
-must run and carry its probes. The same again after the prefix moved, and through a symlink
-to the command. Running the command must not write into the prefix (no __pycache__).
+linked with no flag naming the prefix (the header is self-contained). The program must run
+and carry its probes. The same again after the prefix moved, and through a symlink to the
+command. Running the command must not write into the prefix (no __pycache__). usdt.pc, for
+code that includes usdt/usdt.h itself, names the prefix's include directory.
 """
 
 import os
@@ -23,7 +24,6 @@ from test_semantics import PROGRAMS, UNTRACED_OUTPUT, WARNINGS
 def add_options(parser):
     parser.add_argument("--build-dir", type=Path, required=True)
     parser.add_argument("--cmake", default="cmake")
-    parser.add_argument("--libdir", default="lib", help="CMAKE_INSTALL_LIBDIR of the usdt build")
     parser.add_argument("--config", default="")
 
 
@@ -46,7 +46,7 @@ class InstalledTest(unittest.TestCase):
         support.run([options.cmake, "--install", options.build_dir, "--prefix", prefix, *config])
 
     def build_with(self, prefix: Path, command: Path, name: str) -> Path:
-        """Generates and builds semantics.c as a Makefile would, with `command` and `prefix`'s usdt.pc."""
+        """Generates and builds semantics.c as a Makefile would, with `command` and no flag naming `prefix`."""
         directory = support.work_directory(name)
         shutil.copy(PROGRAMS / "semantics.d", directory)
         # CTest's PYTHONPATH names the source tree: the installed command must do without.
@@ -54,13 +54,8 @@ class InstalledTest(unittest.TestCase):
         for mode in ("-h", "-G"):
             result = support.usdt_dtrace(["-C", mode, "-s", "semantics.d"], directory, command, environment)
             self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
-        environment = {"PKG_CONFIG_PATH": str(prefix / support.OPTIONS.libdir / "pkgconfig")}
-        flags = support.run(["pkg-config", "--cflags", "--libs", "usdt"], environment=environment).stdout.split()
-        # usdt.pc finds the prefix from its own directory: `<prefix>/lib/pkgconfig/../..`.
-        self.assertEqual([normalized(flag) for flag in flags],
-                         [f"-I{prefix}/include", f"-L{prefix}/{support.OPTIONS.libdir}", "-lusdt_runtime"])
         program = directory / "semantics"
-        support.run(["cc", "-std=c99", "-O2", *WARNINGS, "-I.", PROGRAMS / "semantics.c", "semantics.o", *flags,
+        support.run(["cc", "-std=c99", "-O2", *WARNINGS, "-I.", PROGRAMS / "semantics.c", "semantics.o",
                      "-o", program], cwd=directory)
         return program
 
@@ -73,11 +68,14 @@ class InstalledTest(unittest.TestCase):
 
     def test_installs_the_command_and_the_pkg_config_file(self):
         self.assertIn("bin/usdt-dtrace", self.installed_files)
-        self.assertIn(f"{support.OPTIONS.libdir}/pkgconfig/usdt.pc", self.installed_files)
+        self.assertIn("share/pkgconfig/usdt.pc", self.installed_files)
         self.assertTrue((self.prefix / "bin" / "usdt-dtrace").stat().st_mode & 0o111)
-        environment = {"PKG_CONFIG_PATH": str(self.prefix / support.OPTIONS.libdir / "pkgconfig")}
+        environment = {"PKG_CONFIG_PATH": str(self.prefix / "share" / "pkgconfig")}
         version = support.run(["pkg-config", "--modversion", "usdt"], environment=environment).stdout
         self.assertEqual(version, "0.1.0\n")
+        flags = support.run(["pkg-config", "--cflags", "--libs", "usdt"], environment=environment).stdout.split()
+        # usdt.pc finds the prefix from its own directory: `<prefix>/share/pkgconfig/../..`.
+        self.assertEqual([normalized(flag) for flag in flags], [f"-I{self.prefix}/include"])
 
     def test_installed_command_serves_a_makefile_project(self):
         self.assert_serves_a_makefile_project(self.prefix, self.prefix / "bin" / "usdt-dtrace", "installed")

@@ -38,16 +38,6 @@ LAUNCHER = """\
 printf '%s\\n' "$*" >> '{log}'
 exec "$@"
 """
-_usdt_prefix = None
-
-
-def usdt_prefix() -> Path:
-    """The scratch prefix usdt is installed into, once for every build of this module."""
-    global _usdt_prefix
-    if _usdt_prefix is None:
-        _usdt_prefix = package.SETUP.work_dir / "usdt"
-        package.install_usdt(_usdt_prefix)
-    return _usdt_prefix
 
 
 def require_tools(tools):
@@ -72,7 +62,7 @@ class CrossBuildTestCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         require_tools(cls.tools)
-        config = next(usdt_prefix().rglob("usdtConfig.cmake"))
+        config = next(package.installed_usdt().rglob("usdtConfig.cmake"))
         cls.build = package.SETUP.work_dir / cls.name
         package.configure(PROJECT, cls.build, f"CMAKE_TOOLCHAIN_FILE={cls.toolchain_file}",
                           f"usdt_DIR={config.parent}", *cls.definitions)
@@ -101,9 +91,10 @@ class CrossBuildTestCase(unittest.TestCase):
 
 class InstalledPackageTest(unittest.TestCase):
     def test_holds_no_machine_code(self):
-        for path in usdt_prefix().rglob("*"):
+        prefix = package.installed_usdt()
+        for path in prefix.rglob("*"):
             if path.is_file():
-                with self.subTest(file=str(path.relative_to(usdt_prefix()))):
+                with self.subTest(file=str(path.relative_to(prefix))):
                     with open(path, "rb") as stream:
                         magic = stream.read(8)
                     self.assertFalse(magic.startswith(b"\x7fELF") or magic == b"!<arch>\n")

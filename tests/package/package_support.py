@@ -25,7 +25,7 @@ class Setup:
     work_dir: Path     # this test's scratch directory
     cmake: str
     generator: str
-    options: argparse.Namespace  # every option, --libdir, --config and the module's own too
+    options: argparse.Namespace  # every option, --config and the module's own too
 
 
 SETUP: Optional[Setup] = None  # set by parse_arguments()
@@ -40,7 +40,6 @@ def parse_arguments(add_options=lambda parser: None) -> Setup:
     parser.add_argument("--work-dir", type=Path, required=True)
     parser.add_argument("--cmake", default="cmake")
     parser.add_argument("--generator", default="Unix Makefiles")
-    parser.add_argument("--libdir", default="lib", help="CMAKE_INSTALL_LIBDIR of the usdt build")
     parser.add_argument("--config", default="", help="the usdt build's configuration, empty when none")
     add_options(parser)
     options, rest = parser.parse_known_args()
@@ -80,6 +79,19 @@ def install_usdt(prefix: Path) -> None:
     config = SETUP.options.config
     run([SETUP.cmake, "--install", SETUP.build_dir, "--prefix", prefix,
          *(["--config", config] if config else [])])
+
+
+_installed_prefix: Optional[Path] = None
+
+
+def installed_usdt() -> Path:
+    """The work directory's `prefix`, where install_usdt() has installed usdt: the first call
+    installs, later ones reuse it."""
+    global _installed_prefix
+    if _installed_prefix is None:
+        _installed_prefix = SETUP.work_dir / "prefix"
+        install_usdt(_installed_prefix)
+    return _installed_prefix
 
 
 def cache_value(build: Path, name: str) -> str:

@@ -56,16 +56,6 @@ EXPECTED_NOTES = {
 WITHOUT_SEMAPHORE = "unguarded:plain"   # by unguarded.d's #pragma usdt no_semaphore
 # fire.cpp also fires these two through the macros: two sites, two notes.
 FIRED_TWICE_FROM_CXX = ("matrix:signed__keywords", "matrix:pointers")
-_prefix = None
-
-
-def installed_usdt():
-    """The prefix usdt is installed into, once for every test of this module."""
-    global _prefix
-    if _prefix is None:
-        _prefix = package.SETUP.work_dir / "prefix"
-        package.install_usdt(_prefix)
-    return _prefix
 
 
 class CompilerMatrixTest(unittest.TestCase):
@@ -75,7 +65,7 @@ class CompilerMatrixTest(unittest.TestCase):
         cls.cc, cls.cxx = options.cc, options.cxx
         cls.warnings = {".c": options.c_warnings.split(), ".cpp": options.cxx_warnings.split()}
         cls.build = package.SETUP.work_dir / "build"
-        package.configure(PROJECT, cls.build, f"CMAKE_PREFIX_PATH={installed_usdt()}",
+        package.configure(PROJECT, cls.build, f"CMAKE_PREFIX_PATH={package.installed_usdt()}",
                           f"CMAKE_C_COMPILER={cls.cc}", f"CMAKE_CXX_COMPILER={cls.cxx}",
                           f"CMAKE_C_FLAGS={options.c_warnings} {OPTIMISATION}",
                           f"CMAKE_CXX_FLAGS={options.cxx_warnings} {OPTIMISATION}")
@@ -130,7 +120,7 @@ class ExampleProjectTest(unittest.TestCase):
         options = package.SETUP.options
         build = package.SETUP.work_dir / "cxx-only"
         package.configure(package.SETUP.source_dir / "example-project", build,
-                          f"CMAKE_PREFIX_PATH={installed_usdt()}", f"CMAKE_CXX_COMPILER={options.cxx}",
+                          f"CMAKE_PREFIX_PATH={package.installed_usdt()}", f"CMAKE_CXX_COMPILER={options.cxx}",
                           f"CMAKE_CXX_FLAGS={WARNING_FLAGS} {OPTIMISATION}", "CMAKE_NO_SYSTEM_FROM_IMPORTED=ON")
         package.build(build)
 

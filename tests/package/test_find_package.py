@@ -98,7 +98,7 @@ class FindPackageConsumerTest(unittest.TestCase):
         build = setup.work_dir / "example"
         package.configure(setup.source_dir / "example-project", build, f"CMAKE_PREFIX_PATH={prefix}")
         cls.usdt_dir = package.cache_value(build, "usdt_DIR")
-        cls.expected_usdt_dir = str(prefix / setup.options.libdir / "cmake" / "usdt")
+        cls.expected_usdt_dir = str(prefix / "share" / "cmake" / "usdt")
         package.build(build)
         cls.kvserver = build / "kvserver"
         cls.usdt = prefix / "bin" / "usdt"

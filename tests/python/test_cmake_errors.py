@@ -65,7 +65,7 @@ for path, text in texts:
 sys.exit(subprocess.run([{real_as!r}, *arguments], input=None if inputs else texts[0][1], text=True).returncode)
 """
 
-# The section flags each binutils release before the probes' floor lacks.
+# The section flags GNU as did not know yet, by release: `o` came with 2.35, `R` with 2.36.
 BINUTILS_2_34 = "oR"
 BINUTILS_2_35 = "R"
 # The label of the check's directives (cmake/usdtCheckAssembler.cmake), once in each check.
