@@ -112,7 +112,8 @@ class Invocation:
 
     @property
     def preprocessor_options(self) -> List[str]:
-        """-I, -D and -U from the command line, then from $CFLAGS: the -G compile's order."""
+        """-I, -D and -U from the command line, then those of $CFLAGS (PREPROCESSOR_FLAGS): the
+        -G compile's order."""
         return self.cpp_options + _flags_of(self.flags, PREPROCESSOR_FLAGS)
 
     @property
