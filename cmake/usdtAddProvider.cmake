@@ -153,8 +153,8 @@ function(_usdt_preprocessor_command target language result)
   else()
     set(sysroot "${CMAKE_SYSROOT}")
   endif()
-  if(sysroot AND CMAKE_${language}_SYSROOT_FLAG)
-    list(APPEND words "${CMAKE_${language}_SYSROOT_FLAG}${sysroot}")
+  if(sysroot AND CMAKE_${language}_COMPILE_OPTIONS_SYSROOT)
+    list(APPEND words "${CMAKE_${language}_COMPILE_OPTIONS_SYSROOT}${sysroot}")
   endif()
   set(options "")
   foreach(word IN LISTS words)
@@ -244,19 +244,24 @@ function(usdt_add_provider target)
       set(depfile_option --depfile "${output_directory}/${stem}.deps")
       set(depfile_arguments DEPFILE "${output_directory}/${stem}.deps")
     endif()
+    # The generator leaves an unchanged header untouched, so that nothing recompiles; the rule's
+    # output is a stamp it touches every run, else Make (which does not restat outputs, as Ninja
+    # does) would run the rule again on every build.
+    set(stamp "${output_directory}/${stem}.stamp")
     add_custom_command(
-      OUTPUT "${header}" ${scripts}
+      OUTPUT "${stamp}"
+      BYPRODUCTS "${header}" ${scripts}
       COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${generator_root}"
               "${USDT_PYTHON_EXECUTABLE}" -m usdtgen "${provider_file}"
-              --header "${header}" ${script_options} ${depfile_option} ${preprocessor}
+              --header "${header}" ${script_options} --stamp "${stamp}" ${depfile_option} ${preprocessor}
               ${flavour_option} ${arg_PREPROCESSOR_OPTIONS}
       DEPENDS "${provider_file}" ${generator_files}
       ${depfile_arguments}
       WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
       COMMENT "Generating USDT probes ${shown_header}"
       VERBATIM)
-    # The header and scripts are sources, so that building the target generates them; none is compiled.
-    target_sources("${target}" PRIVATE "${header}" ${scripts})
+    # Sources, so that building the target generates them; none is compiled.
+    target_sources("${target}" PRIVATE "${stamp}" "${header}" ${scripts})
     if(scripts)
       set_property(TARGET "${target}" APPEND PROPERTY USDT_TRACER_SCRIPTS ${scripts})
     endif()

@@ -28,7 +28,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if arguments.depfile:
             # The preprocessor lists what the .d file #includes; it only runs for a file with directives.
             listed = Path(scratch, "listed.d")
-            cpp_options += ["-MD", "-MF", str(listed), "-MQ", _depfile_target(outputs, arguments.depfile)]
+            cpp_options += ["-MD", "-MF", str(listed), "-MQ", _depfile_target(outputs, arguments)]
         try:
             texts = generate(arguments.input, arguments.cc or ["cc"], cpp_options, not arguments.no_semaphores,
                              kinds=tuple(outputs))
@@ -44,19 +44,27 @@ def main(argv: Optional[List[str]] = None) -> int:
         if arguments.depfile:
             dependencies = _listed_dependencies(listed) if listed.exists() else [arguments.input]
             writes.append((Path(arguments.depfile), _depfile_text(
-                _depfile_target(outputs, arguments.depfile), dependencies)))
+                _depfile_target(outputs, arguments), dependencies)))
         for path, text in writes:
             try:
                 write_atomically(path, text)
             except OSError as error:
                 print(f"usdtgen: error: cannot write {path}: {error.strerror}", file=sys.stderr)
                 return 1
+        if arguments.stamp:
+            try:
+                Path(arguments.stamp).touch()
+            except OSError as error:
+                print(f"usdtgen: error: cannot write {arguments.stamp}: {error.strerror}", file=sys.stderr)
+                return 1
     return 0
 
 
-def _depfile_target(outputs: Dict[str, Path], depfile: str) -> str:
-    # Ninja wants the depfile to name an output of the rule; the header is the one every build has.
-    return os.path.abspath(outputs.get("header") or next(iter(outputs.values()), depfile))
+def _depfile_target(outputs: Dict[str, Path], arguments: argparse.Namespace) -> str:
+    # Ninja wants the depfile to name the rule's output: the stamp where there is one (as
+    # usdt_add_provider's rule has), else the header.
+    target = arguments.stamp or outputs.get("header") or next(iter(outputs.values()), arguments.depfile)
+    return os.path.abspath(target)
 
 
 def _listed_dependencies(listed: Path) -> List[str]:
@@ -133,6 +141,8 @@ def _argument_parser() -> argparse.ArgumentParser:
     cli.add_argument("--cc", action="append", metavar="WORD",
                      help="the C or C++ compiler command that preprocesses, one word per --cc, in order: "
                           "--cc=ccache --cc=gcc --cc=--sysroot=DIR (default: cc)")
+    cli.add_argument("--stamp", metavar="FILE",
+                     help="touch this file after each successful run, whether or not an output changed")
     cli.add_argument("--no-semaphores", action="store_true",
                      help="probes get no semaphore unless a '#pragma usdt semaphore' names them")
     cli.add_argument("-I", "-D", "-U", dest="cpp_options", action=_PreprocessorOption, default=[],

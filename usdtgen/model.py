@@ -413,7 +413,7 @@ def build(syntax: FileSyntax, source_name: str, path: str, semaphores: bool = Tr
     Raises GeneratorError at the first problem."""
     if providers_required:
         check_file_declares_providers(syntax, path)
-    check_file_name_includable(source_name, path)
+    check_file_name_quotable(source_name, path)
     check_unique(((p.name, p.location) for p in syntax.providers), "provider")
     has_semaphore = _semaphore_flavours(syntax, semaphores)
     typedefs = {typedef.name: typedef.type_words for typedef in syntax.typedefs}
@@ -490,12 +490,12 @@ def check_file_declares_providers(syntax: FileSyntax, path: str) -> None:
                              "no provider declared; expected 'provider NAME { probe NAME(TYPE, ...); };'")
 
 
-def check_file_name_includable(source_name: str, path: str) -> None:
-    """The semaphore source includes the header as `#include "STEM.h"`, where a quote cannot
-    be escaped and a backslash means what the compiler wants."""
+def check_file_name_quotable(source_name: str, path: str) -> None:
+    """The header names the file in a string literal (`#error "... regenerate it from NAME"`),
+    where a quote would end it and a backslash start an escape."""
     if any(character in '"\\' or not character.isprintable() for character in source_name):
-        raise GeneratorError(SourceLocation(path, 1, 1), f"the file name {source_name!r} cannot stand in an "
-                                                         "#include line (no quotes, backslashes or control "
+        raise GeneratorError(SourceLocation(path, 1, 1), f"the file name {source_name!r} cannot stand in the "
+                                                         "header's C strings (no quotes, backslashes or control "
                                                          "characters); rename the file")
 
 

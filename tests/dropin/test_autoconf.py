@@ -20,20 +20,16 @@ import usdt_testing
 class AutoconfProjectTest(TracedProgramChecks, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        dropin.require_tools("autoconf", "make")
-        cls.prefix = dropin.install()
-        work = package.SETUP.work_dir
-        source = dropin.copy_project("autoconf", work / "source")
-        build = work / "build"
-        build.mkdir()
+        checkout = dropin.check_out("autoconf", "autoconf", "make")
+        cls.prefix, cls.build = checkout.prefix, checkout.build
         environment = dropin.build_environment([dropin.path_directory(cls.prefix)])
-        dropin.run_in(source, ["autoconf"], environment)
-        cls.configure_output = dropin.run_in(build, [source / "configure"], environment)
-        cls.make_output = dropin.run_in(build, ["make", "-j4"], environment)
-        cls.makefile = (build / "Makefile").read_text()
-        cls.build = build
-        cls.program = build / "app"
-        cls.header = build / "probes.h"
+        package.run(["autoconf"], environment=environment, cwd=checkout.source)
+        cls.configure_output = package.run([checkout.source / "configure"], environment=environment,
+                                           cwd=cls.build).stdout
+        cls.make_output = package.run(["make", "-j4"], environment=environment, cwd=cls.build).stdout
+        cls.makefile = (cls.build / "Makefile").read_text()
+        cls.program = cls.build / "app"
+        cls.header = cls.build / "probes.h"
 
     def test_configure_found_usdts_dtrace_on_path(self):
         self.assertIn(f"checking for dtrace... {dropin.path_directory(self.prefix) / 'dtrace'}\n",

@@ -154,7 +154,8 @@ class CompilerWordsTest(CommandTestCase):
             self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertEqual(self.launched("-E"), 2 * ["gcc --sysroot=/ -m64 -march=x86-64 -E -x c -DFROM_CFLAGS -I include "
                                                    "probes.d"])
-        self.assertEqual(self.launched("-c"), [f"gcc {flags} -fPIC -x c -c - -o {self.launched('-c')[0].split()[-1]}"])
+        (compile_command,) = self.launched("-c")
+        self.assertTrue(compile_command.startswith(f"gcc {flags} "), compile_command)
         self.assertEqual(self.declared_probes(self.directory / "probes.h"), ["myapp:from_cflags", "myapp:on_x86_64"])
         self.assertEqual(sorted(symbol for symbol, _ in elf_notes.symbols(str(self.directory / "probes.o"))
                                 if symbol.endswith("_semaphore")),

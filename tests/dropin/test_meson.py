@@ -1,7 +1,7 @@
 """meson/: a Meson build using find_program('dtrace') and a generator each for -h and -G,
 set up and compiled with nothing changed but PATH (usdt's <prefix>/libexec/usdt/bin first).
 
-Meson must have found usdt's dtrace, not a system one; ninja runs both generators at once.
+Meson must have found usdt's dtrace, not a system one; ninja may run both generators at once.
 The program, which fires its probes through the generated C++ API, built with Meson's
 warning_level=3 and werror, is checked as every drop-in build's is.
 """
@@ -17,16 +17,14 @@ import usdt_testing
 class MesonProjectTest(TracedProgramChecks, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        dropin.require_tools("meson", "ninja")
-        cls.prefix = dropin.install()
-        work = package.SETUP.work_dir
-        source = dropin.copy_project("meson", work / "source")
-        build = work / "build"
+        checkout = dropin.check_out("meson", "meson", "ninja")
+        cls.prefix = checkout.prefix
         environment = dropin.build_environment([dropin.path_directory(cls.prefix)])
-        cls.setup_output = dropin.run_in(work, ["meson", "setup", build, source], environment)
-        dropin.run_in(work, ["meson", "compile", "-C", build], environment)
-        cls.program = build / "app"
-        (cls.header,) = build.glob("**/probes.h")
+        cls.setup_output = package.run(["meson", "setup", checkout.build, checkout.source],
+                                       environment=environment).stdout
+        package.run(["meson", "compile", "-C", checkout.build], environment=environment)
+        cls.program = checkout.build / "app"
+        (cls.header,) = checkout.build.glob("**/probes.h")
 
     def test_meson_found_usdts_dtrace_on_path(self):
         self.assertIn(f"Program dtrace found: YES ({dropin.path_directory(self.prefix) / 'dtrace'})",

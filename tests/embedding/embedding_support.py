@@ -23,6 +23,16 @@ import package_support as package
 import usdt_testing
 
 
+def build_embedding(project: Path, name: str, *definitions: str) -> Path:
+    """Configures `project`, which embeds usdt from the source tree under test (its cache entry
+    USDT_SOURCE_DIR), with `definitions` (`NAME=VALUE`), and builds it, in the work directory's
+    `name`; returns that build directory."""
+    build = package.SETUP.work_dir / name
+    package.configure(project, build, f"USDT_SOURCE_DIR={package.SETUP.source_dir}", *definitions)
+    package.build(build)
+    return build
+
+
 def assert_notes(test: unittest.TestCase, binary: Path, expected: Dict[str, str]) -> None:
     """`binary` has one stapsdt note per probe of `expected` (provider:name -> the declared
     argument sizes and signs, `-4 8`), each relocated by the module's `.stapsdt.base` and

@@ -12,7 +12,7 @@ import json
 import unittest
 from pathlib import Path
 
-from embedding_support import PROJECTS, assert_gdb_reads, assert_notes, package
+from embedding_support import PROJECTS, assert_gdb_reads, assert_notes, build_embedding, package
 import usdt_testing
 
 PROJECT = PROJECTS / "cxx_only"
@@ -26,14 +26,8 @@ class CxxOnlyProjectTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        setup = package.SETUP
-        cls.builds = {}
-        for name, fetch in EMBEDDINGS.items():
-            build = setup.work_dir / name
-            package.configure(PROJECT, build, f"USDT_SOURCE_DIR={setup.source_dir}", f"APP_FETCH_USDT={fetch}",
-                              "CMAKE_EXPORT_COMPILE_COMMANDS=ON")
-            package.build(build)
-            cls.builds[name] = build
+        cls.builds = {name: build_embedding(PROJECT, name, f"APP_FETCH_USDT={fetch}", "CMAKE_EXPORT_COMPILE_COMMANDS=ON")
+                      for name, fetch in EMBEDDINGS.items()}
 
     def test_no_c_compiler_was_looked_for(self):
         for name, build in self.builds.items():

@@ -12,7 +12,7 @@ import json
 import unittest
 from pathlib import Path
 
-from embedding_support import PROJECTS, assert_notes, package
+from embedding_support import PROJECTS, assert_notes, build_embedding, package
 import usdt_testing
 
 PROJECT = PROJECTS / "cxx_target"
@@ -24,10 +24,7 @@ class CxxTargetTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        setup = package.SETUP
-        cls.build = setup.work_dir / "build"
-        package.configure(PROJECT, cls.build, f"USDT_SOURCE_DIR={setup.source_dir}", "CMAKE_EXPORT_COMPILE_COMMANDS=ON")
-        package.build(cls.build)
+        cls.build = build_embedding(PROJECT, "build", "CMAKE_EXPORT_COMPILE_COMMANDS=ON")
         cls.compiled = [(Path(entry["file"]).name, entry["command"])
                         for entry in json.loads((cls.build / "compile_commands.json").read_text())]
 

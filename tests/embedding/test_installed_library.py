@@ -14,7 +14,7 @@ import re
 import shutil
 import unittest
 
-from embedding_support import PROJECTS, assert_gdb_reads, assert_notes, package
+from embedding_support import PROJECTS, assert_gdb_reads, assert_notes, build_embedding, package
 import usdt_testing
 
 GREET_NOTES = {"greet:hello": "8 4"}
@@ -48,13 +48,10 @@ class InstalledLibraryTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         setup = package.SETUP
-        library_build = setup.work_dir / "library"
         cls.prefix = setup.work_dir / "prefix"
-        # An install(EXPORT) naming a target of usdt's that is in no export set fails here.
-        package.configure(PROJECTS / "library", library_build, f"USDT_SOURCE_DIR={setup.source_dir}",
-                          "CMAKE_BUILD_TYPE=Release")
+        # An install(EXPORT) naming a target of usdt's that is in no export set fails its configure.
+        library_build = build_embedding(PROJECTS / "library", "library", "CMAKE_BUILD_TYPE=Release")
         cls.libdir = package.cache_value(library_build, "CMAKE_INSTALL_LIBDIR")
-        package.build(library_build)
         package.run([setup.cmake, "--install", library_build, "--prefix", cls.prefix])
 
         cls.user_build = setup.work_dir / "user"

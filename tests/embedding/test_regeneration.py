@@ -5,8 +5,8 @@ A copy of cxx_only/ (its probes.d #includes app_types.h, which the program does 
 built once with the generator CTest passes (registered for Ninja and for Unix Makefiles).
 Then, in order: touching probes.d, and touching app_types.h, each runs the generator (its
 COMMENT is printed) yet leaves probes.h and main.cpp's object as they were (same bytes, same
-mtime) and compiles nothing; last, a probe added to probes.d is in a rewritten probes.h and
-main.cpp is compiled again.
+mtime) and compiles nothing, and with Ninja the next build has no work to do (restat); last,
+a probe added to probes.d is in a rewritten probes.h and main.cpp is compiled again.
 """
 
 import re
@@ -14,7 +14,7 @@ import shutil
 import time
 import unittest
 
-from embedding_support import PROJECTS, package
+from embedding_support import PROJECTS, build_embedding, package
 import usdt_testing
 
 GENERATING = "Generating USDT probes"
@@ -26,12 +26,9 @@ class RegenerationTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        setup = package.SETUP
-        cls.source = setup.work_dir / "source"
+        cls.source = package.SETUP.work_dir / "source"
         shutil.copytree(PROJECTS / "cxx_only", cls.source)
-        cls.build = setup.work_dir / "build"
-        package.configure(cls.source, cls.build, f"USDT_SOURCE_DIR={setup.source_dir}")
-        package.build(cls.build)
+        cls.build = build_embedding(cls.source, "build")
         cls.header = cls.build / "app.usdt" / "probes.h"
         cls.object = cls.build / "CMakeFiles" / "app.dir" / "main.cpp.o"   # both generators' name
 

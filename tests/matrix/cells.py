@@ -2,7 +2,7 @@
 mode, linker) and which cells each run of the matrix covers.
 
 A cell is one program: types.c or types.cpp (tests/integration) and edges.c, with the
-probes' semaphore sources and usdt's runtime, built the way the cell says (build.py), then
+generated headers, built the way the cell says (build.py), then
 checked by readelf and gdb (test_matrix.py, test_linkers.py) or bpftrace (test_bpftrace.py).
 """
 

@@ -51,15 +51,16 @@ def parse_arguments(add_options=lambda parser: None) -> Setup:
     return SETUP
 
 
-def run(command: Sequence, expect_status: int = 0,
-        environment: Optional[Mapping[str, str]] = None) -> subprocess.CompletedProcess:
-    """Runs `command` (in `environment`, else this one); a different exit status fails the
-    test with the command's output."""
-    result = subprocess.run([str(part) for part in command], env=environment,
+def run(command: Sequence, expect_status: int = 0, environment: Optional[Mapping[str, str]] = None,
+        cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
+    """Runs `command` (in `environment`, else this one; in `cwd`, else this directory); a
+    different exit status fails the test with the command's output."""
+    result = subprocess.run([str(part) for part in command], env=environment, cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if result.returncode != expect_status:
+        where = f"in {cwd}: " if cwd else ""
         raise AssertionError(
-            f"{' '.join(str(part) for part in command)}\nexited {result.returncode}, expected "
+            f"{where}{' '.join(str(part) for part in command)}\nexited {result.returncode}, expected "
             f"{expect_status}\n--- stdout\n{result.stdout}--- stderr\n{result.stderr}")
     return result
 

@@ -147,9 +147,7 @@ __asm__(".ifndef _.stapsdt.base\n"
    cold call site, and Clang then declines to inline a lazy probe's callable, which forces
    the variables it captures into memory for the whole loop (measured in bench/). */
 #if defined(__x86_64__)
-/* unused: the header may be a translation unit of its own (usdt-dtrace -G). */
-static inline __attribute__((always_inline, unused)) int
-_usdt_semaphore_active(const volatile unsigned short *semaphore) {
+static inline __attribute__((always_inline)) int _usdt_semaphore_active(const volatile unsigned short *semaphore) {
     __asm__ goto("cmpw $0, %0\n\tjne %l[active]" : : "m"(*semaphore) : "cc" : active);
     return 0;
 active:
