@@ -50,7 +50,7 @@
 #define USDT_USDT_H
 
 /* Generated headers check this and refuse to compile against another version. */
-#define USDT_ABI_VERSION 4
+#define USDT_ABI_VERSION 5
 
 #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__)) \
     && !defined(__ILP32__) && !defined(USDT_DISABLE)
@@ -68,6 +68,9 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"
 template <typename To, typename From>
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* no call per argument at -O0 */
+#endif
 constexpr To _usdt_converted(From value) noexcept {
     return (To)value;
 }
@@ -77,15 +80,21 @@ constexpr To _usdt_converted(From value) noexcept {
 #define _USDT_CONVERTED(type, value) ((type)(value))
 #endif
 
-/* The asm operand modifier printing a register's 32-bit name (`%r8d`, `w8`). Arguments under
-   8 bytes use it: gdb cannot parse `%r8b`..`%r15b`, and aarch64 compilers print a plain
-   operand as its 64-bit `x8`. Tracers read SIZE bytes of the register. */
+/* What an argument spec puts before an operand's number: `%`, and for arguments under 8 bytes
+   the modifier printing the register's 32-bit name (`%r8d`, `w8`): gdb cannot parse
+   `%r8b`..`%r15b`, and aarch64 compilers print a plain operand as its 64-bit `x8`. Tracers
+   read SIZE bytes of the register. On x86, `{|%%}` is a dialect alternative: nothing in AT&T
+   syntax, where registers print as `%eax`, and a literal `%` under -masm=intel, where they
+   print as `eax`, so that the note reads `-4@%eax` in both. */
 #if defined(__x86_64__)
-#define USDT_NARROW_REGISTER "k"
+#define USDT_SPEC_REGISTER "{|%%}%"
+#define USDT_SPEC_NARROW_REGISTER "{|%%}%k"
 #elif defined(__aarch64__)
-#define USDT_NARROW_REGISTER "w"
+#define USDT_SPEC_REGISTER "%"
+#define USDT_SPEC_NARROW_REGISTER "%w"
 #else
-#define USDT_NARROW_REGISTER ""
+#define USDT_SPEC_REGISTER "%"
+#define USDT_SPEC_NARROW_REGISTER "%"
 #endif
 
 /* Semaphores: each generated header declares and defines its probes' semaphores, so that
@@ -143,12 +152,21 @@ __asm__(".ifndef _.stapsdt.base\n"
 
 /* The is-enabled check, re-read every time (a loop notices a tracer that attaches later).
    On x86-64 it is `cmpw $0, semaphore(%rip); jne`: a volatile read costs GCC a separate load
-   and test, one instruction more. No __builtin_expect: it makes the code behind the check a
+   and test, one instruction more. It is spelled in both assembler dialects, `{AT&T|Intel}`,
+   so that code built with -masm=intel assembles. No __builtin_expect: it makes the code behind the check a
    cold call site, and Clang then declines to inline a lazy probe's callable, which forces
    the variables it captures into memory for the whole loop (measured in bench/). */
 #if defined(__x86_64__)
+/* A 2-byte memory operand in Intel syntax: GCC prints its size for the `w` modifier
+   (`WORD PTR sym[rip]`), Clang never prints one (`[rip + sym]`). */
+#if defined(__clang__)
+#define _USDT_INTEL_WORD_OPERAND(number) "word ptr %" #number
+#else
+#define _USDT_INTEL_WORD_OPERAND(number) "%w" #number
+#endif
 static inline __attribute__((always_inline)) int _usdt_semaphore_active(const volatile unsigned short *semaphore) {
-    __asm__ goto("cmpw $0, %0\n\tjne %l[active]" : : "m"(*semaphore) : "cc" : active);
+    __asm__ goto("{cmpw $0, %0|cmp " _USDT_INTEL_WORD_OPERAND(0) ", 0}\n\tjne %l[active]"
+                 : : "m"(*semaphore) : "cc" : active);
     return 0;
 active:
     return 1;
@@ -168,8 +186,8 @@ active:
 /*
  * The probe site: the nop and its notes. `semaphore` is the semaphore variable; `spec`
  * refers to the operands as %0, %1...; `operands` is a parenthesized, possibly empty,
- * sequence of USDT_ARG(); `clobbers` is USDT_NO_CLOBBERS, or USDT_STRING_CLOBBERS for a probe
- * with string arguments (parenthesized too: an empty macro argument draws C++98-compatibility
+ * sequence of USDT_ARG(); `clobbers` is USDT_NO_CLOBBERS, or USDT_MEMORY_CLOBBERS for a probe
+ * with string or pointer arguments (parenthesized too: an empty macro argument draws C++98-compatibility
  * warnings in the caller's code); `description` is the `.note.usdt` strings after provider
  * and name, as parenthesized string literals (characters other than those of names
  * octal-escaped, `\173`, for the asm template). `?` puts the notes in the code's COMDAT group (inline
@@ -185,15 +203,16 @@ active:
  * (mold) they keep the probed code; GNU ld and lld still drop it, with its note and this
  * reference.
  *
- * A probe with string arguments clobbers "memory": its asm only takes the strings'
- * addresses, and without the clobber the compiler may drop or delay the stores that wrote
- * them (seen with GCC -O2 on a stack buffer: the tracer read an empty string).
+ * A probe with string or pointer arguments clobbers "memory": its asm only takes addresses,
+ * and without the clobber the compiler may drop or delay the stores that wrote what they
+ * point to (seen with GCC -O2 on a stack buffer: the tracer read an empty string; a store
+ * through a pointer that is overwritten after the probe is dead to the compiler).
  */
 #define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers, description) \
     _USDT_SITE(provider, name, #semaphore, "m"(semaphore), spec, operands, clobbers, description)
 #define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \
     _USDT_SITE(provider, name, "0", "i"(0), spec, operands, clobbers, description)
-#define USDT_STRING_CLOBBERS ("memory")
+#define USDT_MEMORY_CLOBBERS ("memory")
 #define USDT_NO_CLOBBERS ()
 /* The instruction a tracer replaces, labelled for the note: a 1-byte nop, which uprobes trap
    with an int3. Defining USDT_X86_NOP5 makes it, on x86-64 only, the 5-byte nop that Linux
@@ -202,12 +221,13 @@ active:
    (a leaf function built at -O0 returned wrong results while traced), so the stack pointer
    steps past the red zone around the nop; lea, unlike sub and add, leaves the flags alone.
    The nop is spelled as bytes: assemblers encode `nopl 0(%rax,%rax,1)` in 4 bytes, which the
-   kernel does not optimize. Cost and benefit: docs/reference.md. */
+   kernel does not optimize. The leas are spelled in both assembler dialects (-masm=intel).
+   Cost and benefit: docs/reference.md. */
 #if defined(__x86_64__) && defined(USDT_X86_NOP5)
 #define _USDT_NOP \
-    "lea -128(%%rsp), %%rsp\n" \
+    "{lea -128(%%rsp), %%rsp|lea rsp, [rsp - 128]}\n" \
     ".L_usdt_site%=: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n" \
-    "lea 128(%%rsp), %%rsp\n"
+    "{lea 128(%%rsp), %%rsp|lea rsp, [rsp + 128]}\n"
 #else
 #define _USDT_NOP ".L_usdt_site%=: nop\n"
 #endif
@@ -250,7 +270,7 @@ active:
     do { _USDT_UNPARENTHESIZE operands } while (0)
 #define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
-#define USDT_STRING_CLOBBERS
+#define USDT_MEMORY_CLOBBERS
 #define USDT_NO_CLOBBERS
 
 #endif /* USDT_HAVE_PROBES */
