@@ -20,14 +20,19 @@ exporting ``<target>`` needs nothing of usdt. Editing a ``.d`` file, a file it i
 header whose content did not change is not rewritten, so nothing recompiles.
 
 ``<target>``
-  An executable, a shared, static, module or object library. Several ``.d`` files per
-  target and the same ``.d`` file in several targets both work: each target gets its
-  own copy of the generated files in ``${CMAKE_CURRENT_BINARY_DIR}/<target>.usdt/``.
+  An executable, a shared, static, module or object library that this project builds, from
+  any directory (the call need not be in the target's). Several ``.d`` files per target
+  (in one call or several) and the same ``.d`` file in several targets both work: each
+  target gets its own copy of the generated files in ``<target>.usdt/`` in the target's
+  binary directory. Two ``.d`` files of the same name in one target, INTERFACE, IMPORTED
+  and ALIAS targets are configure errors that say what to do.
 
 ``PUBLIC``
   Targets that link ``<target>`` can include the generated headers too (for a library
   whose public headers fire probes; a probe inlined into another module gets that
-  module's own semaphore). By default the include directory is PRIVATE.
+  module's own semaphore). By default the include directory is PRIVATE. The generated
+  headers' full paths are in the target's ``USDT_HEADERS`` property, for ``install(FILES)``
+  beside the public header that includes them.
 
 ``NO_SEMAPHORES``
   The probes get no semaphore: each site is only its ``nop``, and each ``_ENABLED()``
@@ -37,9 +42,11 @@ header whose content did not change is not rewritten, so nothing recompiles.
   choose per probe and win over this keyword.
 
 ``PREPROCESSOR_OPTIONS``
-  ``-I``, ``-D`` and ``-U`` options for the C preprocessor, which runs over a ``.d``
-  file that uses ``#include``, ``#define`` or ``#if``, as ``dtrace -C`` does. Relative
-  ``-I`` paths are relative to the current source directory. The preprocessor is the
+  ``-I``, ``-D`` and ``-U`` options for the C preprocessor, joined or split (``-DN=1``,
+  ``-D N=1``); anything else is a configure error. The preprocessor runs over a ``.d`` file
+  that uses ``#include``, ``#define`` or ``#if``, and over every file when a ``-D`` or ``-U``
+  is given, as ``dtrace -C`` does. Relative ``-I`` paths are relative to the current
+  source directory. The preprocessor is the
   target's C compiler (C++ where the directory enables no C), with its launcher,
   ``CMAKE_<LANG>_COMPILER_TARGET`` and ``CMAKE_SYSROOT``, so it sees the target's macros
   and headers in cross builds.
@@ -71,8 +78,10 @@ The same with a bpftrace script, ``app.usdt/probes.bt``, installed with the prog
   get_target_property(app_scripts app USDT_TRACER_SCRIPTS)
   install(FILES ${app_scripts} DESTINATION ${CMAKE_INSTALL_DATADIR}/app)
 
-The generator needs Python 3 with Jinja2. It is looked for when this module is
-included; set ``USDT_PYTHON_EXECUTABLE`` to choose the interpreter.
+The generator needs Python 3.8 or later with Jinja2. It is looked for when this module is
+included; set ``USDT_PYTHON_EXECUTABLE`` to choose the interpreter. It runs with ``-B -E``
+from usdt's own directory, so it imports nothing from the caller's directories, ignores
+``PYTHONPATH`` and writes no ``__pycache__``.
 #]=======================================================================]
 
 include_guard(GLOBAL)
@@ -93,8 +102,22 @@ list(APPEND _usdt_generator_files "${_usdt_root}/runtime/include/usdt/usdt.h")
 set_property(GLOBAL PROPERTY USDT_GENERATOR_ROOT "${_usdt_root}")
 set_property(GLOBAL PROPERTY USDT_GENERATOR_FILES "${_usdt_generator_files}")
 
+# How the generator's interpreter runs: `-m usdtgen` with the generator's root as working
+# directory, which `-m` puts first on sys.path, so that no directory of the caller's (its source
+# or build directory, the .d file's) is searched for modules: an argparse.py or jinja2.py there
+# is never imported. -E ignores PYTHONPATH and the other PYTHON* variables of the environment;
+# -B writes no __pycache__ into the generator's directory (a source tree, an installed
+# share/usdt). Not -I, which also drops the user's site-packages, where `pip install --user
+# jinja2` puts Jinja2.
+set_property(GLOBAL PROPERTY USDT_PYTHON_OPTIONS -B -E)
+
+# The interpreter runs as the build runs it (USDT_PYTHON_OPTIONS, from the generator's root), so
+# that the check finds the Jinja2 the generator will import, never a jinja2.py of the caller's.
 function(_usdt_python_has_jinja2 python result)
-  execute_process(COMMAND "${python}" -c "import jinja2"
+  get_property(generator_root GLOBAL PROPERTY USDT_GENERATOR_ROOT)
+  get_property(python_options GLOBAL PROPERTY USDT_PYTHON_OPTIONS)
+  execute_process(COMMAND "${python}" ${python_options} -c "import jinja2"
+                  WORKING_DIRECTORY "${generator_root}"
                   RESULT_VARIABLE failed OUTPUT_QUIET ERROR_QUIET)
   if(failed)
     set(${result} FALSE PARENT_SCOPE)
@@ -163,16 +186,74 @@ function(_usdt_preprocessor_command target language result)
   set(${result} ${options} PARENT_SCOPE)
 endfunction()
 
-function(usdt_add_provider target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC;NO_SEMAPHORES" "" "PREPROCESSOR_OPTIONS;TRACER_SCRIPTS")
-  set(provider_files ${arg_UNPARSED_ARGUMENTS})
+# Stops unless `target` is a target of this project that compiles code.
+function(_usdt_check_target target)
   if(NOT TARGET "${target}")
     message(FATAL_ERROR "usdt_add_provider: '${target}' is not a target; create it first (add_executable, add_library).")
   endif()
+  # TYPE first: CMake before 3.19 reads few other properties of an INTERFACE library.
   get_target_property(type "${target}" TYPE)
-  if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
-    message(FATAL_ERROR "usdt_add_provider: '${target}' is a ${type}; probes need a target that compiles code.")
+  if(type STREQUAL "INTERFACE_LIBRARY")
+    message(FATAL_ERROR "usdt_add_provider: '${target}' is an INTERFACE library, which compiles no code; "
+                        "call usdt_add_provider on the executable or library whose code fires the probes "
+                        "(with PUBLIC when it is a library whose headers fire them).")
   endif()
+  get_target_property(aliased "${target}" ALIASED_TARGET)
+  if(aliased)
+    message(FATAL_ERROR "usdt_add_provider: '${target}' is an ALIAS of '${aliased}'; call usdt_add_provider(${aliased} ...).")
+  endif()
+  get_target_property(imported "${target}" IMPORTED)
+  if(imported)
+    message(FATAL_ERROR "usdt_add_provider: '${target}' is an IMPORTED target, built outside this project; "
+                        "probes can only be added to a target this project compiles (add_executable, add_library).")
+  endif()
+  if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
+    message(FATAL_ERROR "usdt_add_provider: '${target}' is a ${type} target, which compiles no code; "
+                        "call usdt_add_provider on an executable or a library.")
+  endif()
+endfunction()
+
+# The PREPROCESSOR_OPTIONS checked, in `result`: -I, -D and -U, joined (-Idir) or split (-I dir),
+# relative -I directories made absolute from the calling directory (the generator does not run there).
+function(_usdt_preprocessor_options options result)
+  set(checked "")
+  set(expecting "")
+  foreach(option IN LISTS options)
+    if(expecting)
+      set(value "${option}")
+    elseif(option MATCHES "^-([IDU])(.*)$")
+      set(expecting "${CMAKE_MATCH_1}")
+      set(value "${CMAKE_MATCH_2}")
+      if(value STREQUAL "")
+        continue()
+      endif()
+    elseif(option MATCHES "\\.d$")
+      message(FATAL_ERROR "usdt_add_provider: '${option}' after PREPROCESSOR_OPTIONS is a provider file, not an "
+                          "option; list the .d files before the keywords.")
+    else()
+      message(FATAL_ERROR "usdt_add_provider: '${option}' after PREPROCESSOR_OPTIONS is not a -I, -D or -U option; "
+                          "other compiler options do not reach the .d file's preprocessor (use -D NAME=VALUE, "
+                          "-U NAME or -I DIRECTORY).")
+    endif()
+    if(expecting STREQUAL "I" AND NOT IS_ABSOLUTE "${value}" AND NOT value MATCHES "^\\$<")
+      set(value "${CMAKE_CURRENT_SOURCE_DIR}/${value}")
+    endif()
+    list(APPEND checked "-${expecting}${value}")
+    set(expecting "")
+  endforeach()
+  if(expecting)
+    message(FATAL_ERROR "usdt_add_provider: '-${expecting}' at the end of PREPROCESSOR_OPTIONS has no value; "
+                        "write -${expecting}VALUE or -${expecting} VALUE.")
+  endif()
+  set(${result} ${checked} PARENT_SCOPE)
+endfunction()
+
+function(usdt_add_provider target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC;NO_SEMAPHORES" "" "PREPROCESSOR_OPTIONS;TRACER_SCRIPTS")
+  set(provider_files ${arg_UNPARSED_ARGUMENTS})
+  _usdt_check_target("${target}")
+  # Before looking for the provider files: one given after PREPROCESSOR_OPTIONS is among them.
+  _usdt_preprocessor_options("${arg_PREPROCESSOR_OPTIONS}" preprocessor_options)
   if(NOT provider_files)
     message(FATAL_ERROR "usdt_add_provider: no provider file given for '${target}'; usage: usdt_add_provider(<target> <file.d>... [PUBLIC] [NO_SEMAPHORES] [PREPROCESSOR_OPTIONS <option>...] [TRACER_SCRIPTS <tracer>...])")
   endif()
@@ -205,12 +286,22 @@ function(usdt_add_provider target)
 
   get_property(generator_root GLOBAL PROPERTY USDT_GENERATOR_ROOT)
   get_property(generator_files GLOBAL PROPERTY USDT_GENERATOR_FILES)
-  set(output_directory "${CMAKE_CURRENT_BINARY_DIR}/${target}.usdt")
+  get_property(python_options GLOBAL PROPERTY USDT_PYTHON_OPTIONS)
+  # In the target's binary directory, wherever the call is: one place per target, whichever
+  # directory each of several calls is made from.
+  get_target_property(target_binary_dir "${target}" BINARY_DIR)
+  get_target_property(target_source_dir "${target}" SOURCE_DIR)
+  set(output_directory "${target_binary_dir}/${target}.usdt")
+  file(MAKE_DIRECTORY "${output_directory}")
   set(flavour_option "")
   if(arg_NO_SEMAPHORES)
     set(flavour_option --no-semaphores)
   endif()
-  set(seen_stems "")
+  # The .d files of this call and of earlier calls on the target, whose stems name their headers.
+  get_target_property(earlier_files "${target}" _USDT_PROVIDER_FILES)
+  if(NOT earlier_files)
+    set(earlier_files "")
+  endif()
   foreach(provider_file IN LISTS provider_files)
     if(NOT provider_file MATCHES "\\.d$")
       message(FATAL_ERROR "usdt_add_provider: '${provider_file}' is neither a .d provider file nor a keyword (PUBLIC, NO_SEMAPHORES, PREPROCESSOR_OPTIONS, TRACER_SCRIPTS).")
@@ -220,10 +311,16 @@ function(usdt_add_provider target)
     if(NOT EXISTS "${provider_file}")
       message(FATAL_ERROR "usdt_add_provider: provider file '${provider_file}' does not exist.")
     endif()
-    if(stem IN_LIST seen_stems)
-      message(FATAL_ERROR "usdt_add_provider: two provider files named '${stem}.d' in '${target}' would both generate '${stem}.h'.")
-    endif()
-    list(APPEND seen_stems "${stem}")
+    foreach(earlier_file IN LISTS earlier_files)
+      get_filename_component(earlier_stem "${earlier_file}" NAME_WLE)
+      if(earlier_stem STREQUAL stem)
+        message(FATAL_ERROR "usdt_add_provider: '${provider_file}' and '${earlier_file}' would both generate "
+                            "'${stem}.h' for '${target}'; give each .d file of a target its own name, and each "
+                            "file to one call only.")
+      endif()
+    endforeach()
+    list(APPEND earlier_files "${provider_file}")
+    set_property(TARGET "${target}" APPEND PROPERTY _USDT_PROVIDER_FILES "${provider_file}")
 
     set(header "${output_directory}/${stem}.h")
     set(scripts "")
@@ -251,17 +348,32 @@ function(usdt_add_provider target)
     add_custom_command(
       OUTPUT "${stamp}"
       BYPRODUCTS "${header}" ${scripts}
-      COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${generator_root}"
-              "${USDT_PYTHON_EXECUTABLE}" -m usdtgen "${provider_file}"
+      COMMAND "${USDT_PYTHON_EXECUTABLE}" ${python_options} -m usdtgen "${provider_file}"
               --header "${header}" ${script_options} --stamp "${stamp}" ${depfile_option} ${preprocessor}
-              ${flavour_option} ${arg_PREPROCESSOR_OPTIONS}
+              ${flavour_option} ${preprocessor_options}
       DEPENDS "${provider_file}" ${generator_files}
       ${depfile_arguments}
-      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+      WORKING_DIRECTORY "${generator_root}"
       COMMENT "Generating USDT probes ${shown_header}"
       VERBATIM)
-    # Sources, so that building the target generates them; none is compiled.
-    target_sources("${target}" PRIVATE "${stamp}" "${header}" ${scripts})
+    if(target_source_dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+      # Sources, so that building the target generates them; none is compiled.
+      target_sources("${target}" PRIVATE "${stamp}" "${header}" ${scripts})
+    else()
+      # A rule's outputs are sources only in the directory that defines the rule, and the rule
+      # must be defined in the calling directory: a target there generates them, before the
+      # target's own sources compile.
+      get_target_property(generated_count "${target}" _USDT_GENERATE_TARGETS)
+      if(NOT generated_count)
+        set(generated_count 0)
+      endif()
+      math(EXPR generated_count "${generated_count} + 1")
+      set_property(TARGET "${target}" PROPERTY _USDT_GENERATE_TARGETS ${generated_count})
+      set(generate_target "${target}_usdt_${generated_count}")
+      add_custom_target("${generate_target}" DEPENDS "${stamp}")
+      add_dependencies("${target}" "${generate_target}")
+    endif()
+    set_property(TARGET "${target}" APPEND PROPERTY USDT_HEADERS "${header}")
     if(scripts)
       set_property(TARGET "${target}" APPEND PROPERTY USDT_TRACER_SCRIPTS ${scripts})
     endif()

@@ -29,9 +29,12 @@ def main(argv: Optional[List[str]] = None) -> int:
             # The preprocessor lists what the .d file #includes; it only runs for a file with directives.
             listed = Path(scratch, "listed.d")
             cpp_options += ["-MD", "-MF", str(listed), "-MQ", _depfile_target(outputs, arguments)]
+        # A -D or -U means something only to the preprocessor, so it runs even over a file
+        # without directives, as `dtrace -C` does: else `-Dreq_id_t=uint64_t` would be ignored.
+        defines = any(option.startswith(("-D", "-U")) for option in arguments.cpp_options)
         try:
             texts = generate(arguments.input, arguments.cc or ["cc"], cpp_options, not arguments.no_semaphores,
-                             kinds=tuple(outputs))
+                             always_preprocess=defines, kinds=tuple(outputs))
         except GeneratorError as error:
             _remove(removed_on_error)
             print(error, file=sys.stderr)
@@ -146,7 +149,8 @@ def _argument_parser() -> argparse.ArgumentParser:
     cli.add_argument("--no-semaphores", action="store_true",
                      help="probes get no semaphore unless a '#pragma usdt semaphore' names them")
     cli.add_argument("-I", "-D", "-U", dest="cpp_options", action=_PreprocessorOption, default=[],
-                     metavar="ARG", help="passed to the preprocessor, as with dtrace -C")
+                     metavar="ARG", help="passed to the preprocessor, as with dtrace -C; a -D or -U runs it "
+                                         "over a file without directives too")
     cli.add_argument("--version", action="version", version=f"usdtgen {VERSION}")
     return cli
 

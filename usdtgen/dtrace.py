@@ -243,14 +243,15 @@ def build_object(header: str, output: Path, invocation: Invocation) -> None:
     header defines the semaphores and `.stapsdt.base` itself; this object, for builds that link
     one, defines them too. The header is compiled from standard input, not from a temporary
     file, so the object names no temporary path (its debug information stays reproducible).
-    Compiled on its own, the header's static inline helpers are unused, which Clang reports
-    in a main file even where $CFLAGS has -Werror: -Wno-unused-function, after $CFLAGS.
-    Raises ObjectFailed.
+    Compiled on its own, as a main file, the header's inline helpers and macros are unused,
+    which $CFLAGS like `-Weverything -Werror` or `-Wunused-macros -Werror` would make errors
+    pointing into standard input: -w, after $CFLAGS (code that includes the header gets its
+    warnings as usual). Raises ObjectFailed.
     """
     compiler = invocation.compiler
     with cli.replaced_atomically(output) as temporary:
         command = [*compiler, *invocation.cpp_options, *invocation.flags,
-                   "-Wno-unused-function", "-fPIC", "-x", "c", "-c", "-", "-o", str(temporary)]
+                   "-w", "-fPIC", "-x", "c", "-c", "-", "-o", str(temporary)]
         try:
             result = subprocess.run(command, input=header, text=True, check=False)
         except OSError as error:

@@ -130,12 +130,12 @@ class Argument:
 
         An argument under 8 bytes names its register by the 32-bit name (`%r8d`, `w8`): gdb
         knows no `%r8b`, aarch64 compilers print `x8` for any plain operand, and SIZE tells
-        every tracer how many bytes to use. The runtime header's USDT_NARROW_REGISTER is the
-        operand modifier that selects that name.
+        every tracer how many bytes to use. The runtime header's USDT_SPEC_REGISTER and
+        USDT_SPEC_NARROW_REGISTER introduce the operand, so that it prints as the register
+        name tracers parse (`%eax`) in either x86 assembler dialect (`-masm=intel` prints `eax`).
         """
-        if self.type.size < 8:
-            return f'"{self.type.spec_prefix}@%" USDT_NARROW_REGISTER "{self.index}"'
-        return f'"{self.type.spec_prefix}@%{self.index}"'
+        register = "USDT_SPEC_NARROW_REGISTER" if self.type.size < 8 else "USDT_SPEC_REGISTER"
+        return f'"{self.type.spec_prefix}@" {register} "{self.index}"'
 
     # How the tracer scripts print the argument: a printf conversion and the value it takes.
     # bpftrace and SystemTap hand printf 64-bit values already sign- or zero-extended from
@@ -248,9 +248,10 @@ class Probe:
 
     @cached_property
     def site_clobbers(self) -> str:
-        """String arguments need the memory they point to written before the site."""
-        if any(argument.type.kind == types.STRING for argument in self.arguments):
-            return "USDT_STRING_CLOBBERS"
+        """String and pointer arguments need the memory they point to written before the site,
+        where a tracer dereferences them."""
+        if any(argument.type.kind in (types.STRING, types.POINTER) for argument in self.arguments):
+            return "USDT_MEMORY_CLOBBERS"
         return "USDT_NO_CLOBBERS"
 
     @cached_property
@@ -571,12 +572,27 @@ _DEFINED_MACROS = re.compile(
     r"_?USDT_\w*")
 
 
+# Top-level namespaces the C++ standard reserves: `std` ([namespace.std]), `std` followed by
+# digits ([namespace.future]) and `posix` ([namespace.posix]). A provider's namespace is top-level.
+_RESERVED_NAMESPACES = re.compile(r"std[0-9]*|posix")
+
+
+def check_provider_namespace_not_reserved(provider: Provider) -> None:
+    """The C++ API puts a provider's functions in `namespace PROVIDER`, where a program may not
+    declare anything if the standard reserves that namespace."""
+    if _RESERVED_NAMESPACES.fullmatch(provider.cxx_namespace):
+        raise GeneratorError(provider.location, f"provider '{provider.name}' would generate namespace "
+                                                f"'{provider.cxx_namespace}', which the C++ standard reserves "
+                                                "(std, std followed by digits, posix); rename it")
+
+
 def check_generated_names_free(model: ProviderFile, typedefs: Typedefs) -> None:
     """Every name the generated code declares is free for it to take: not reserved for the C
-    implementation, not a macro or a type the header sees, not the runtime's or the C++
-    API's own (`provider usdt` would add to the runtime's namespace `usdt`)."""
+    implementation or by the C++ standard, not a macro or a type the header sees, not the
+    runtime's or the C++ API's own (`provider usdt` would add to the runtime's namespace `usdt`)."""
     types_seen = set(types.NAMED_INTEGERS) | set(typedefs)
     for provider in model.providers:
+        check_provider_namespace_not_reserved(provider)
         named = [(f"provider '{provider.name}'", provider.location, (provider.cxx_namespace,))]
         named += [(f"probe '{probe.provider}:{probe.name}'", probe.location,
                    (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name, probe.cxx_name,

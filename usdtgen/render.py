@@ -1,12 +1,13 @@
 """Renders the model through the Jinja2 templates in ../templates."""
 
 import functools
+import re
 from pathlib import Path
 from typing import Dict, Iterable, Sequence, Tuple
 
 import jinja2
 
-from . import ABI_VERSION, VERSION
+from . import VERSION
 from .model import Probe, ProviderFile
 
 TEMPLATE_DIRECTORY = Path(__file__).resolve().parent.parent / "templates"
@@ -24,7 +25,9 @@ TEMPLATES = {
 
 def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES)) -> Dict[str, str]:
     """Returns the text of each output kind in `kinds`, keys of TEMPLATES."""
-    context = {"model": model, "version": VERSION, "abi_version": ABI_VERSION, "runtime_header": _runtime_header()}
+    runtime_header = _runtime_header()
+    context = {"model": model, "version": VERSION, "runtime_header": runtime_header,
+               "abi_version": _abi_version(runtime_header)}
     return {kind: _environment().get_template(TEMPLATES[kind]).render(context) for kind in kinds}
 
 
@@ -38,6 +41,12 @@ def render_trace_script(probes_by_module: Sequence[Tuple[str, Sequence[Probe]]],
 @functools.lru_cache(maxsize=None)
 def _runtime_header() -> str:
     return RUNTIME_HEADER.read_text(encoding="utf-8")
+
+
+def _abi_version(runtime_header: str) -> str:
+    """The header's one version number, which the generated header checks against whichever
+    copy of it came first in a translation unit."""
+    return re.search(r"^#define USDT_ABI_VERSION (\d+)$", runtime_header, re.MULTILINE).group(1)
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,5 +1,6 @@
 """A running process: the ELF files it maps (/proc/PID/maps) that have probes, and the current
-value of a probe's semaphore in its memory (/proc/PID/mem).
+value of a probe's semaphore in its memory (/proc/PID/mem), and the faulting in of those files'
+pages for a tracer (/proc/PID/mem again).
 
 Reading the mappings needs the right to read the process's memory map (same user, or root);
 reading a semaphore needs ptrace access, which Yama (kernel.yama.ptrace_scope >= 1) may refuse
@@ -10,7 +11,7 @@ import errno
 import os
 import sys
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import List, Optional, Set, Tuple
 
 from . import elf
 from .errors import ToolError
@@ -134,3 +135,27 @@ def semaphore_value(pid: int, process_module: ProcessModule, address: int) -> Se
         return SemaphoreValue(None, f"address 0x{runtime_address:x} is not readable")
     # The process runs on this machine: its byte order is ours.
     return SemaphoreValue(int.from_bytes(data, sys.byteorder), None)
+
+
+def fault_in(running: Process, paths: Set[str]) -> None:
+    """Reads a byte of each page the process maps of the files at `paths` (as `running` names
+    them), which maps the pages a tracer's BPF program would otherwise find missing: BPF cannot
+    fault a page in, so a string literal on a page the process has not touched yet reads as "".
+    Read access only: the process's memory is unchanged. Best effort: what cannot be read is not."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    try:
+        descriptor = os.open(f"/proc/{running.pid}/mem", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        for process_module in running.modules:
+            if process_module.module.path not in paths:
+                continue
+            for mapping in process_module.mappings:
+                for address in range(mapping.start, mapping.end, page):
+                    try:
+                        os.pread(descriptor, 1, address)
+                    except OSError:
+                        break
+    finally:
+        os.close(descriptor)

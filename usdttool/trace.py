@@ -5,6 +5,10 @@ by its type: the line the bpftrace scripts usdtgen generates print.
 Names and types come from a provider file given with --provider-file, else from the binary's
 `.note.usdt` records, else from its stapsdt notes alone (`arg0=`, integers of the note's size).
 The bpftrace program comes from the same template as the generated scripts.
+
+What is traced: the files named and the shared libraries they load (found as `usdt list
+--libraries` finds them), or every file a process maps (-p). Each file's probes are attached by
+its path; the bpftrace 0.17 workarounds that decide how are together below.
 """
 
 import ctypes
@@ -12,25 +16,60 @@ import fnmatch
 import os
 import queue
 import re
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from usdtgen import cli as generator, model, render, types
 from usdtgen.errors import GeneratorError, SourceLocation
 
-from . import elf, process
+from . import elf, libraries, process
 from .errors import ToolError
 
 # Printed by the program's BEGIN probe, which bpftrace runs once every probe is attached.
 READY_LINE = "usdt-trace: attached"
 
-# bpftrace 0.17 splits an attach point at ':' and ends it at whitespace.
-_ATTACHABLE_PATH = re.compile(r"[^\s:\"]+")
+# --- bpftrace 0.17 workarounds: each says why; delete them with 0.17. ---------------------------
+#
+# An attach point's path, unquoted, ends at the first character that is not in a plain set
+# (`libstdc++.so.6` is a syntax error), so every path is quoted. Inside the quotes `"` is `\"` and
+# a backslash is unescaped twice (`\\\\` in the program is one `\` in the path). The path
+# is still split at ':' and an '*' in it is a wildcard (another file may match), so a path
+# with either, or with a control character, cannot be attached to at all.
+_UNATTACHABLE_PATH = re.compile(r"[:*\x00-\x1f\x7f]")
+
+
+def _bpftrace_path(path: str) -> Optional[str]:
+    """The path as a bpftrace 0.17 attach point takes it, quoted; None if it cannot take it."""
+    if _UNATTACHABLE_PATH.search(path):
+        return None
+    return '"' + path.replace("\\", "\\\\\\\\").replace('"', '\\"') + '"'
+
+
+# With -p, bpftrace 0.17 reads a process's probes through bcc's USDT context for the whole
+# process, which merges the sites of one provider:probe from every file into one probe; it then
+# attaches each merged site's address to the path in the attach point. With one provider:probe
+# in two files (a static library linked into two shared libraries), the sites of one file land
+# in the other, mid-instruction: garbage values, "couldn't get argument 0", SIGSEGV in the
+# traced process. For such a process usdt attaches by path without -p (bcc then reads the one
+# file) and keeps the hits of the process with a predicate on its pid.
+def _needs_pid_predicate(modules: Sequence[elf.Module]) -> bool:
+    """Whether some provider:probe has sites in more than one of the process's files."""
+    seen: Dict[Tuple[str, str], str] = {}
+    for module in modules:
+        for probe in module.probes:
+            other = seen.setdefault((probe.provider, probe.name), module.path)
+            if other != module.path:
+                return True
+    return False
+# --- end of the bpftrace 0.17 workarounds ----------------------------------------------------
+
 # Names go into the bpftrace program: anything else in a binary's notes could rewrite it.
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -40,22 +79,31 @@ _STOP_TIMEOUT = 10.0
 
 def add_arguments(parser) -> None:
     parser.description = (
-        "Traces the probes of an executable or shared library (in every process that runs it), "
-        "or of a running process, with bpftrace: one line per hit, arguments by name and type. "
-        "Needs root. Ctrl-C stops it.")
+        "Traces the probes of an executable or shared library and of the shared libraries it loads "
+        "(in every process that runs them), or of a running process, with bpftrace: one line per "
+        "hit, arguments by name and type. Needs root. Ctrl-C stops it.")
     parser.add_argument("binary", nargs="?", metavar="BINARY",
-                        help="executable or shared library whose probes to trace")
+                        help="executable or shared library whose probes to trace, with its libraries'")
     parser.add_argument("-p", "--pid", type=int, metavar="PID",
                         help="trace the probes of every file process PID maps, in that process only")
-    parser.add_argument("probes", nargs="*", metavar="PROVIDER:PROBE",
-                        help="probes to trace, as shell patterns (kvserver:request__*); "
-                             "PROVIDER alone means all of its probes; default: every probe")
+    parser.add_argument("probes", nargs="*", metavar="FILE|PROVIDER:PROBE",
+                        help="more files to trace (an operand with a '/': ./libplugin.so), and probes "
+                             "to trace, as shell patterns (kvserver:request__*); PROVIDER alone means "
+                             "all of its probes; default: every probe")
     parser.add_argument("-d", "--provider-file", metavar="FILE.d",
                         help="take argument names and types from this provider file")
     parser.add_argument("--script", action="store_true",
                         help="print the bpftrace program instead of running it (no root needed)")
     parser.epilog = ("After `--`, a command to run while tracing: tracing ends when it exits, "
                      "and usdt exits with its status.")
+
+
+@dataclass(frozen=True)
+class AttachTarget:
+    """What trace.bt.j2 prints for a file: its path as an attach point takes it, and the
+    predicate each of its probes gets ("" for none)."""
+    path: str
+    predicate: str
 
 
 def run(args) -> int:
@@ -68,60 +116,87 @@ def run(args) -> int:
     if args.pid is not None and command:
         raise ToolError("-p PID traces a running process; a command after `--` needs a BINARY instead")
 
-    modules = _modules(args)
+    if args.pid is None:
+        files = [args.binary] + [operand for operand in args.probes if "/" in operand]
+        patterns = [operand for operand in args.probes if "/" not in operand]
+        what = ", ".join(files)
+        modules = _file_modules(files)
+    else:
+        patterns, what = args.probes, f"process {args.pid}"
+        running = process.read_process(args.pid)
+        modules = [process_module.module for process_module in running.modules]
+        if not modules:
+            raise ToolError(f"process {args.pid} maps no file with USDT probes (no .note.stapsdt section)")
     described = _describe(modules, args.provider_file)
-    selected = _select(described, args.probes, _what(args))
+    selected = _select(described, patterns, what)
+    # bpftrace -p, unless it would mix up one probe's sites in several files (see above).
+    by_pid = args.pid is not None and not _needs_pid_predicate(modules)
+    predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
     program = render.render_trace_script(
-        [(module, [probe for probe, _ in probes]) for module, probes in selected], READY_LINE)
+        [(AttachTarget(_bpftrace_path(_attach_path(module)), predicate), [probe for probe, _ in probes])
+         for module, probes in selected], READY_LINE)
     if args.script:
         sys.stdout.write(program)
         return 0
 
     bpftrace = _bpftrace()
     _check_privileges()
+    if args.pid is not None:
+        # BPF cannot fault a page in: a string literal on a page the process has not touched
+        # yet reads as "". Read once through /proc, the traced files' pages are in.
+        process.fault_in(running, {module.path for module, _ in selected})
     count = sum(len(probes) for _, probes in selected)
     sources = sorted({source for _, probes in selected for _, source in probes})
-    announcement = (f"usdt: tracing {count} probe{'s' if count != 1 else ''} of {_what(args)} "
+    in_files = f", in {len(selected)} files" if len(selected) > 1 else ""
+    announcement = (f"usdt: tracing {count} probe{'s' if count != 1 else ''} of {what}{in_files} "
                     f"(names and types from {', '.join(sources)}); Ctrl-C to stop")
-    return _trace(bpftrace, program, args.pid, command, announcement)
+    return _trace(bpftrace, program, args.pid, by_pid, command, announcement)
 
 
-def _what(args) -> str:
-    return args.binary if args.pid is None else f"process {args.pid}"
-
-
-def _modules(args) -> List[elf.Module]:
-    if args.pid is not None:
-        modules = process.probe_modules(args.pid)
-        if not modules:
-            raise ToolError(f"process {args.pid} maps no file with USDT probes (no .note.stapsdt section)")
-        return modules
-    module = elf.read_module(args.binary)
-    if not module.probes:
-        raise ToolError(f"{args.binary} has no USDT probes (no .note.stapsdt section): was it built with "
-                        f"usdt_add_provider(), and are its notes still there after strip?")
-    return [module]
+def _file_modules(files: Sequence[str]) -> List[elf.Module]:
+    """The files named and the shared libraries they load, each once, those with probes."""
+    paths: List[str] = []
+    for path in files:
+        found = libraries.shared_libraries(path)
+        for needer, name in found.missing:
+            _warn(f"{name}, needed by {needer}: not found; its probes are left out")
+        paths += [path, *found.paths]
+    modules, seen = [], set()
+    for path in paths:
+        if os.path.realpath(path) in seen:
+            continue
+        seen.add(os.path.realpath(path))
+        module = elf.read_module(path)
+        if module.probes:
+            modules.append(module)
+    if not modules:
+        loads = "it loads" if len(files) == 1 else "they load"
+        raise ToolError(f"{', '.join(files)} and the shared libraries {loads} have no USDT probes (no "
+                        f".note.stapsdt section): were they built with usdt_add_provider(), and are their "
+                        f"notes still there after strip? A library the program loads with dlopen() is "
+                        f"traced when named too: usdt trace {files[0]} ./libplugin.so")
+    return modules
 
 
 # A probe to trace and where its names and types came from.
 Described = Tuple[model.Probe, str]
 
 
-def _describe(modules: Sequence[elf.Module], provider_file: Optional[str]) -> List[Tuple[str, List[Described]]]:
-    """Each module's attachable path and its probes as the generator's model describes them,
+def _describe(modules: Sequence[elf.Module],
+              provider_file: Optional[str]) -> List[Tuple[elf.Module, List[Described]]]:
+    """Each module bpftrace can attach to and its probes as the generator's model describes them,
     so that the trace prints exactly what the generated scripts print."""
     declared = _declared_probes(provider_file) if provider_file else {}
+    attachable = [module for module in modules if _bpftrace_path(_attach_path(module)) is not None]
+    problems = [f"{_attach_path(module)}: bpftrace cannot attach to a path with a colon, an asterisk or a "
+                f"control character; trace it through a link (ln -s) with a plain name"
+                for module in modules if module not in attachable]
+    if not attachable:
+        raise ToolError("; ".join(problems))
+    for problem in problems:
+        _warn(f"{problem}; its probes are left out")
     described = []
-    for module in modules:
-        # Not resolved: a link with a plain name stands for a path bpftrace cannot take.
-        path = os.path.abspath(module.path)
-        if not _ATTACHABLE_PATH.fullmatch(path):
-            problem = (f"{path}: bpftrace cannot attach to a path with a space, quote or colon; "
-                       f"trace it through a link (ln -s) with a plain name")
-            if len(modules) == 1:
-                raise ToolError(problem)
-            _warn(f"{problem}; its probes are left out")
-            continue
+    for module in attachable:
         probes = []
         for probe in module.probes:
             if not (_NAME.fullmatch(probe.provider) and _NAME.fullmatch(probe.name)):
@@ -134,8 +209,13 @@ def _describe(modules: Sequence[elf.Module], provider_file: Optional[str]) -> Li
                 probes.append((declaration, os.path.basename(provider_file)))
             else:
                 probes.append((_model_probe(probe, module.path), probe.source_name or "the stapsdt notes"))
-        described.append((path, probes))
+        described.append((module, probes))
     return described
+
+
+def _attach_path(module: elf.Module) -> str:
+    # Not resolved: a link with a plain name stands for a path bpftrace cannot take.
+    return os.path.abspath(module.path)
 
 
 def _declared_probes(path: str) -> Dict[Tuple[str, str], model.Probe]:
@@ -185,8 +265,10 @@ def _select(described, patterns: Sequence[str], what: str):
     unmatched = [pattern for pattern in patterns if pattern not in matched]
     if unmatched:
         available = sorted({f"{probe.provider}:{probe.name}" for _, probes in described for probe, _ in probes})
+        files = [pattern for pattern in unmatched if os.path.exists(pattern)]
+        hint = f" (to trace the file {files[0]} too, write ./{files[0]})" if files else ""
         raise ToolError(f"no probe of {what} matches {', '.join(unmatched)}; "
-                        f"its probes: {' '.join(available)}")
+                        f"its probes: {' '.join(available)}{hint}")
     return [(module, probes) for module, probes in selected if probes]
 
 
@@ -210,14 +292,16 @@ def _check_privileges() -> None:
                         "`usdt list` needs no root")
 
 
-def _trace(bpftrace: str, program: str, pid: Optional[int], command: Sequence[str], announcement: str) -> int:
+def _trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, command: Sequence[str],
+           announcement: str) -> int:
     """Runs bpftrace until Ctrl-C, the traced process's end, or the command's end, printing its
-    lines as they come. Returns the command's status, else 0."""
+    lines as they come. Returns the command's status, else 0. `by_pid`: bpftrace gets `-p PID`
+    (else the program's predicates keep to the process, and usdt watches it end)."""
     arguments = [bpftrace, "-B", "line", "-e", program]
-    if pid is not None:
+    if pid is not None and by_pid:
         arguments += ["-p", str(pid)]
     interrupted = threading.Event()      # Ctrl-C, SIGTERM, SIGHUP: stop now
-    command_done = threading.Event()     # stop once every hit the command fired is printed
+    command_done = threading.Event()     # stop once every hit the command (or the process) fired is printed
     previous_handlers = {number: signal.signal(number, lambda *_: interrupted.set()) for number in _STOP_SIGNALS}
     # In a session of its own, out of reach of the terminal's Ctrl-C: usdt stops it, at once on
     # Ctrl-C, and after a command only once it has printed what the command fired (see _Output).
@@ -237,6 +321,8 @@ def _trace(bpftrace: str, program: str, pid: Optional[int], command: Sequence[st
         sys.stderr.write(announcement + "\n")
         sys.stderr.flush()
         child = _start(command, command_done) if command else None
+        if pid is not None:
+            _watch_process(pid, command_done)
         while output.print_lines():
             if interrupted.is_set():
                 stopper.send()
@@ -383,6 +469,23 @@ def _start(command: Sequence[str], done: threading.Event) -> subprocess.Popen:
         done.set()
     _start_thread(stop_when_done)
     return child
+
+
+def _watch_process(pid: int, done: threading.Event) -> None:
+    """`done` is set when process `pid` ends."""
+    try:
+        descriptor = os.pidfd_open(pid)
+    except ProcessLookupError:
+        done.set()
+        return
+
+    def wait() -> None:
+        try:
+            select.select([descriptor], [], [])
+        finally:
+            os.close(descriptor)
+        done.set()
+    _start_thread(wait)
 
 
 def _print(line: str) -> None:

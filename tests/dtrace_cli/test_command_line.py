@@ -247,6 +247,13 @@ class FailureTest(CommandLineTestCase):
 
 
 class EnvironmentTest(CommandLineTestCase):
+    def test_object_builds_under_the_strictest_cflags(self):
+        # The header compiled on its own has unused macros and helpers: not the user's warnings.
+        for compiler, flags in (("clang", "-Weverything -Werror"), ("gcc", "-Wall -Wextra -Wunused-macros -Werror")):
+            with self.subTest(compiler=compiler):
+                self.assert_succeeds(self.usdt_dtrace("-G", "-s", "probes.d", "-o", f"{compiler}.o",
+                                                      environment={"CC": compiler, "CFLAGS": flags}))
+
     def test_cc_with_arguments_and_cflags_with_line_continuations(self):
         # Make's `CFLAGS = -g \<newline> -O2` reaches the environment with the backslash-newline.
         # clang -frecord-command-line keeps the compile's options in the object.

@@ -179,6 +179,7 @@ class ConfigureErrorTest(CMakeProjectTestCase):
         message = re.search(r"CMake Error at [^\n]*\(message\):\n(.*?)\n\n", output, re.DOTALL)
         self.assertIsNotNone(message, output)
         self.assertRegex(" ".join(message.group(1).split()), expected)
+        self.assertEqual(output.count("CMake Error"), 1, output)
 
     def test_not_a_target(self):
         self.assertConfigureFails(
@@ -203,11 +204,116 @@ class ConfigureErrorTest(CMakeProjectTestCase):
             "tracer_scripts_without_tracer",
             r"^usdt_add_provider: TRACER_SCRIPTS names no tracer; expected one or more of bpftrace, systemtap, perf\.")
 
+    def test_two_calls_with_files_of_the_same_name(self):
+        (self.source / "other").mkdir()
+        (self.source / "other" / "probes.d").write_text(GOOD, encoding="utf-8")
+        self.assertConfigureFails(
+            "same_stem_twice", r"^usdt_add_provider: '/\S+/other/probes\.d' and '/\S+/probes\.d' would both "
+                               r"generate 'probes\.h' for 'app'; give each \.d file of a target its own name")
+
+    def test_imported_target(self):
+        self.assertConfigureFails(
+            "imported", r"^usdt_add_provider: 'imported_tool' is an IMPORTED target, built outside this project; "
+                        r"probes can only be added to a target this project compiles")
+
+    def test_alias_target(self):
+        self.assertConfigureFails(
+            "alias", r"^usdt_add_provider: 'app_alias' is an ALIAS of 'app'; call usdt_add_provider\(app \.\.\.\)\.")
+
+    def test_interface_library(self):
+        self.assertConfigureFails(
+            "interface", r"^usdt_add_provider: 'headers' is an INTERFACE library, which compiles no code; "
+                         r"call usdt_add_provider on the executable or library whose code fires the probes")
+
+    def test_an_option_the_preprocessor_does_not_take(self):
+        self.assertConfigureFails(
+            "not_a_preprocessor_option",
+            r"^usdt_add_provider: '-O2' after PREPROCESSOR_OPTIONS is not a -I, -D or -U option; ")
+
+    def test_a_provider_file_among_the_preprocessor_options(self):
+        self.assertConfigureFails(
+            "provider_file_after_options",
+            r"^usdt_add_provider: 'probes\.d' after PREPROCESSOR_OPTIONS is a provider file, not an option; "
+            r"list the \.d files before the keywords\.")
+
     def test_python_without_jinja2_is_refused_at_find_package(self):
         # /bin/false stands for an interpreter that cannot `import jinja2`.
         self.assertConfigureFails(
             None, r"^usdt: USDT_PYTHON_EXECUTABLE \(/bin/false\) cannot import jinja2\. Install Jinja2",
             "-DUSDT_PYTHON_EXECUTABLE=/bin/false")
+
+
+class CallTest(CMakeProjectTestCase):
+    """Calls that must work: preprocessor options on any .d file, calls from another directory."""
+
+    def build_and_run(self, call):
+        self.assertSucceeded(self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}", f"-DUSDT_TEST_CALL={call}"))
+        self.assertIn(GENERATING, self.assertSucceeded(self.build()))
+        program = self.build_directory / "app"
+        self.assertEqual(subprocess.run([str(program)], check=False).returncode, 0)
+        return program
+
+    def test_defines_reach_a_file_without_directives(self):
+        # As with `dtrace -C`: -D applies although the file has no `#` of its own.
+        self.write_provider(GOOD.replace("int n", "TICK_T n"))
+        self.build_and_run("preprocessor_options")
+
+    def test_relative_include_directories_are_the_calling_directory_s(self):
+        (self.source / "include").mkdir()
+        (self.source / "include" / "ticks.h").write_text("#define TICKS_T uint32_t\n", encoding="utf-8")
+        self.write_provider('#include "ticks.h"\n' + GOOD.replace("uint32_t seconds", "TICKS_T seconds"))
+        self.build_and_run("preprocessor_options")
+
+    def test_call_from_another_directory_than_the_target_s(self):
+        self.write_provider(GOOD)
+        (self.source / "other").mkdir()
+        (self.source / "other" / "CMakeLists.txt").write_text("usdt_add_provider(app ../probes.d)\n")
+        self.build_and_run("from_subdirectory")
+        self.assertTrue(self.header.is_file(), "the header is in the target's binary directory")
+        # Up to date: the rule does not run again.
+        self.assertNotIn(GENERATING, self.assertSucceeded(self.build()))
+
+    def test_library_of_another_directory(self):
+        self.write_provider(GOOD)
+        (self.source / "other").mkdir()
+        (self.source / "other" / "CMakeLists.txt").write_text("add_library(ticks STATIC ticks.c)\n")
+        (self.source / "other" / "ticks.c").write_text('#include "probes.h"\n'
+                                                       "int ticks(void) { DEMO_TOCK(2u); return 2; }\n")
+        self.build_and_run("library_in_subdirectory")
+        self.assertTrue((self.build_directory / "other" / "ticks.usdt" / "probes.h").is_file())
+
+
+# Imported when run by Python, whatever the caller's directories hold: each writes a marker
+# file and exits 1.
+BOOBY_TRAP = """\
+import pathlib, sys
+pathlib.Path({marker!r}).write_text(__file__)
+sys.exit(1)
+"""
+
+
+class UserDirectoriesTest(CMakeProjectTestCase):
+    """The generator imports nothing from the caller's source or build directory or from the .d
+    file's, and leaves no __pycache__ behind, in them or in the installed share/usdt."""
+
+    def test_modules_beside_the_project_are_not_imported(self):
+        self.write_provider(GOOD)
+        marker = self.directory / "imported"
+        self.build_directory.mkdir()
+        for directory in (self.source, self.build_directory, self.build_directory / "app.usdt"):
+            directory.mkdir(exist_ok=True)
+            for module in ("argparse", "re", "jinja2", "usdtgen", "tempfile"):
+                (directory / f"{module}.py").write_text(BOOBY_TRAP.format(marker=str(marker)))
+        # PYTHONPATH naming the source directory too: the generator's interpreter ignores it.
+        os.environ["PYTHONPATH"] = str(self.source)
+        self.addCleanup(os.environ.pop, "PYTHONPATH")
+        self.assertSucceeded(self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}"))
+        self.assertIn(GENERATING, self.assertSucceeded(self.build()))
+        self.assertFalse(marker.exists(), marker.read_text() if marker.exists() else "")
+        self.assertTrue(self.header.is_file())
+        install_prefix = OPTIONS.usdt_dir.parents[2]
+        for tree in (self.source, self.build_directory, install_prefix):
+            self.assertEqual(list(tree.rglob("__pycache__")), [], tree)
 
 
 class AssemblerFloorTest(CMakeProjectTestCase):

@@ -29,7 +29,7 @@ class DerivedNameTest(unittest.TestCase):
         self.assertEqual(start.cxx_name, "request_start")
         self.assertEqual(start.cxx_enabled_name, "request_start_enabled")
         self.assertEqual(start.cxx_lazy_name, "request_start_lazy")
-        self.assertEqual(start.argument_spec, '"8@%0 8@%1"')
+        self.assertEqual(start.argument_spec, '"8@" USDT_SPEC_REGISTER "0 8@" USDT_SPEC_REGISTER "1"')
         self.assertEqual(start.signature, "uint64_t id, const char * path")
         self.assertEqual([a.name for a in start.arguments], ["id", "path"])
         self.assertEqual([a.macro_parameter for a in start.arguments], ["arg0", "arg1"])
@@ -75,15 +75,15 @@ class DerivedNameTest(unittest.TestCase):
 
 class ArgumentSpecTest(unittest.TestCase):
     def test_size_and_sign_per_argument(self):
-        self.assertEqual(probe("provider p { probe x(uint64_t a, int b); };").argument_spec, '"8@%0 -4@%" USDT_NARROW_REGISTER "1"')
+        self.assertEqual(probe("provider p { probe x(uint64_t a, int b); };").argument_spec, '"8@" USDT_SPEC_REGISTER "0 -4@" USDT_SPEC_NARROW_REGISTER "1"')
 
     def test_every_kind(self):
         spec = probe("provider p { probe x(int a, uint8_t b, char c, bool d, long e, short f, "
                      "char *g, struct s *h, unsigned i, string j, int16_t k, size_t l); };").argument_spec
         # Arguments under 8 bytes select their register's 32-bit name through USDT_NARROW_REGISTER.
-        self.assertEqual(spec, '"-4@%" USDT_NARROW_REGISTER "0 1@%" USDT_NARROW_REGISTER "1 -1@%" USDT_NARROW_REGISTER "2 '
-                               '1@%" USDT_NARROW_REGISTER "3 -8@%4 -2@%" USDT_NARROW_REGISTER "5 8@%6 8@%7 '
-                               '4@%" USDT_NARROW_REGISTER "8 8@%9 -2@%" USDT_NARROW_REGISTER "10 8@%11"')
+        self.assertEqual(spec, '"-4@" USDT_SPEC_NARROW_REGISTER "0 1@" USDT_SPEC_NARROW_REGISTER "1 -1@" USDT_SPEC_NARROW_REGISTER "2 '
+                               '1@" USDT_SPEC_NARROW_REGISTER "3 -8@" USDT_SPEC_REGISTER "4 -2@" USDT_SPEC_NARROW_REGISTER "5 8@" USDT_SPEC_REGISTER "6 8@" USDT_SPEC_REGISTER "7 '
+                               '4@" USDT_SPEC_NARROW_REGISTER "8 8@" USDT_SPEC_REGISTER "9 -2@" USDT_SPEC_NARROW_REGISTER "10 8@" USDT_SPEC_REGISTER "11"')
 
     def test_no_arguments(self):
         self.assertEqual(probe("provider p { probe x(void); };").argument_spec, '""')
@@ -109,12 +109,30 @@ class SiteDescriptionTest(unittest.TestCase):
         (only,) = build("provider p { probe x(); };", source_name="a{b|c}%d é.d").probes
         self.assertEqual(only.site_description, r'("a\173b\174c\175\045d \303\251.d")')
 
+    def test_string_and_pointer_arguments_clobber_memory(self):
+        # A tracer dereferences both: the stores through them must be done before the site.
+        self.assertEqual(probe("provider p { probe x(int a); };").site_clobbers, "USDT_NO_CLOBBERS")
+        self.assertEqual(probe("provider p { probe x(const char *s); };").site_clobbers, "USDT_MEMORY_CLOBBERS")
+        self.assertEqual(probe("provider p { probe x(struct req *r, int a); };").site_clobbers,
+                         "USDT_MEMORY_CLOBBERS")
+
 
 class CheckTest(unittest.TestCase):
     def assertModelError(self, text, expected):
         with self.assertRaises(GeneratorError) as caught:
             build(text)
         self.assertEqual(str(caught.exception), expected)
+
+    def test_namespaces_the_cxx_standard_reserves(self):
+        for name in ("std", "std2", "std17", "posix"):
+            with self.subTest(provider=name):
+                self.assertModelError(
+                    f"provider {name} {{ probe start(); }};",
+                    f"t.d:1:10: error: provider '{name}' would generate namespace '{name}', which the C++ "
+                    "standard reserves (std, std followed by digits, posix); rename it")
+        for name in ("stdio", "standard", "posix_app", "mystd"):
+            with self.subTest(provider=name):
+                build(f"provider {name} {{ probe start(); }};")
 
     def test_empty_file(self):
         expected = ("t.d:1:1: error: no provider declared; expected "
@@ -151,7 +169,7 @@ class CheckTest(unittest.TestCase):
         twelve = probe("provider p {\n  probe many(\n    long, long, long, long,\n    long, long, long, long,\n"
                        "    long, long, long, long);\n};")
         self.assertEqual(twelve.argument_spec,
-                         '"-8@%0 -8@%1 -8@%2 -8@%3 -8@%4 -8@%5 -8@%6 -8@%7 -8@%8 -8@%9 -8@%10 -8@%11"')
+                         '"-8@" USDT_SPEC_REGISTER "0 -8@" USDT_SPEC_REGISTER "1 -8@" USDT_SPEC_REGISTER "2 -8@" USDT_SPEC_REGISTER "3 -8@" USDT_SPEC_REGISTER "4 -8@" USDT_SPEC_REGISTER "5 -8@" USDT_SPEC_REGISTER "6 -8@" USDT_SPEC_REGISTER "7 -8@" USDT_SPEC_REGISTER "8 -8@" USDT_SPEC_REGISTER "9 -8@" USDT_SPEC_REGISTER "10 -8@" USDT_SPEC_REGISTER "11"')
 
     def test_argument_names_reserved_for_the_cxx_api(self):
         self.assertModelError("provider p { probe x(int usdt_argument_0); };",
@@ -321,7 +339,7 @@ class CxxNameClashTest(unittest.TestCase):
 
     def test_unnamed_qualified_typedef(self):
         (argument,) = probe("provider p { probe x(const uint64_t); };").arguments
-        self.assertEqual((argument.name, argument.type.c_type, argument.spec), ("arg0", "uint64_t", '"8@%0"'))
+        self.assertEqual((argument.name, argument.type.c_type, argument.spec), ("arg0", "uint64_t", '"8@" USDT_SPEC_REGISTER "0"'))
 
 
 if __name__ == "__main__":

@@ -280,10 +280,16 @@ active:
 #include <type_traits>
 #include <utility>
 
+/* How the generated C++ API's functions are declared. With internal linkage (`static`): their
+   bodies differ with the settings of the translation unit (USDT_DISABLE, USDT_X86_NOP5, a
+   header generated with or without semaphores), and one inline function with two definitions
+   in one program would be an ODR violation that the linker resolves silently, keeping one
+   copy for all: a call through a pointer to `provider::probe<int>` from a USDT_DISABLE unit
+   would fire the probe, or one from a traced unit not. Each unit keeps its own. */
 #if defined(__GNUC__)
-#define USDT_INLINE inline __attribute__((always_inline))
+#define USDT_API_FUNCTION static inline __attribute__((always_inline))
 #else
-#define USDT_INLINE inline
+#define USDT_API_FUNCTION static inline
 #endif
 
 /*

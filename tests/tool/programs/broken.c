@@ -5,7 +5,7 @@
  */
 #include <usdt/usdt.h>
 
-#define TWO_INTS "-4@%" USDT_NARROW_REGISTER "0 -4@%" USDT_NARROW_REGISTER "1"
+#define TWO_INTS "-4@" USDT_SPEC_NARROW_REGISTER "0 -4@" USDT_SPEC_NARROW_REGISTER "1"
 
 int main(int argc, char **argv) {
     (void)argv;

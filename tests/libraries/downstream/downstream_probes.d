@@ -1,0 +1,4 @@
+/* The downstream program's own probe, where usdt is found. */
+provider downstream {
+    probe round(int round);
+};

@@ -1,0 +1,111 @@
+"""What the libraries tests share: tests/embedding's support (and through it tests/package's)
+made importable, and the two ways they read a module's probes back: gdb breaking on probes
+while a program runs, and bpftrace attached by file path (a program or a shared library)
+before the program starts, each also returning what the program printed, since the programs
+print what their `_ENABLED()` checks saw.
+"""
+
+import re
+import subprocess
+import sys
+import unittest
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+LIBRARIES = Path(__file__).resolve().parent
+sys.path[:0] = [str(LIBRARIES.parent / "embedding")]
+
+import bpftrace_attach
+import elf_notes
+import gdb_probes
+import usdt_testing
+from embedding_support import package
+
+
+def assert_sites(test: unittest.TestCase, binary: Path, expected: Sequence[Tuple[str, str]]) -> None:
+    """`binary` has exactly the stapsdt notes of `expected`, one (provider:name, argument sizes
+    and signs such as `-4 8`) per probe site, each relocated by the module's own `.stapsdt.base`
+    and guarded by a semaphore inside its own `.probes` section (embedding_support.assert_notes,
+    for modules with several sites of one probe)."""
+    notes = elf_notes.notes(str(binary))
+    sections = elf_notes.sections(str(binary))
+    test.assertEqual(sorted((note.probe, package.argument_sizes(" ".join(note.arguments))) for note in notes),
+                     sorted(expected), f"notes of {binary}")
+    base, semaphores = sections.get(".stapsdt.base"), sections.get(".probes")
+    test.assertIsNotNone(base, f"{binary} has no .stapsdt.base section")
+    test.assertIsNotNone(semaphores, f"{binary} has no .probes section")
+    for note in notes:
+        test.assertEqual(note.base, base.address, f"{note.probe} in {binary}: base")
+        test.assertTrue(semaphores.contains(note.semaphore), f"{note.probe} in {binary}: semaphore {note.semaphore:#x}")
+
+
+def gdb_run(test: unittest.TestCase, program: Path, arguments: Sequence[str],
+            string_indices: Dict[str, Sequence[int]], start_first: bool) -> gdb_probes.GdbRun:
+    """gdb breaking on every probe of `string_indices` while `program` runs; the program must
+    exit normally."""
+    usdt_testing.require_tracer(test, "gdb", needs_root=False)
+    run = gdb_probes.run(str(program), list(arguments), string_indices, start_first)
+    test.assertTrue(run.exited_normally, run.output)
+    return run
+
+
+def program_lines(output: str) -> str:
+    """The lines the test programs print (`round N: ...`), from gdb's output, where they are
+    interleaved with gdb's own."""
+    return "".join(line + "\n" for line in re.findall(r"^round \d+: .*$", output, re.MULTILINE))
+
+
+@dataclass(frozen=True)
+class Attach:
+    """One bpftrace probe: `probe` (provider:name) of the file `path`, printed as
+    `HIT <label>|values...`; `strings` are the indices of its string arguments."""
+    path: Path
+    probe: str
+    strings: Sequence[int] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.path.name}:{self.probe}"
+
+
+def bpftrace_run(test: unittest.TestCase, attaches: Sequence[Attach], command: Sequence,
+                 expected_hits: int) -> Tuple[List[Tuple[str, Tuple]], subprocess.CompletedProcess]:
+    """Attaches bpftrace to every probe of `attaches` by file path, then runs `command` (which
+    must exit 0) and waits for `expected_hits` hits: returns them, (label, values) in the order
+    printed, and the command's result."""
+    usdt_testing.require_tracer(test, "bpftrace")
+    script, by_label = bpftrace_attach.BEGIN_READY, {}
+    for attach in attaches:
+        specs = next(note.arguments for note in elf_notes.notes(str(attach.path)) if note.probe == attach.probe)
+        placeholders = ["" if index in attach.strings else 0 for index in range(len(specs))]
+        action = bpftrace_attach.printf_action(attach.label, specs, placeholders, lambda value: isinstance(value, str))
+        script += f"usdt:{attach.path}:{attach.probe} {action}\n"
+        by_label[attach.label] = attach
+    output, completed = bpftrace_attach.trace(
+        script, lambda: package.run(command), expected_hits)
+    hits = []
+    for line in output.splitlines():
+        if line.startswith("HIT "):
+            label, *values = line[len("HIT "):].split("|")
+            strings = by_label[label].strings
+            hits.append((label, tuple(value if index in strings else int(value) for index, value in enumerate(values))))
+    return hits, completed
+
+
+def assert_traced(test: unittest.TestCase, hits: Sequence[Tuple[str, Tuple]], expected: Sequence[Tuple[str, Tuple]],
+                  output: str = "") -> None:
+    """bpftrace printed exactly `expected` ((label, values)), in any order across probes (each
+    CPU has its own buffer), in order for each probe. A string may read empty: BPF cannot fault
+    in the page of a constant the process never touched (issue 13, section 3)."""
+    def per_label(entries):
+        result: Dict[str, List[Tuple]] = {}
+        for label, values in entries:
+            result.setdefault(label, []).append(values)
+        return result
+    got, wanted = per_label(hits), per_label(expected)
+    for label, values in got.items():
+        for index, (seen, value) in enumerate(zip(values, wanted.get(label, []))):
+            got[label][index] = tuple(want if have == "" and isinstance(want, str) else have
+                                      for have, want in zip(seen, value))
+    test.assertEqual(got, wanted, output)
