@@ -266,8 +266,12 @@ already in a register. With the values in registers, the case sys/sdt.h's one-in
 floor is about, usdt equals sys/sdt.h with GCC and beats it with Clang. In the *string* row,
 usdt's probe clobbers memory, so GCC stores and reloads the loop's global around the site;
 without the clobber GCC dropped stores to a buffer only the probe reads, and tracers read an
-empty string (tests/integration, `FreshStrings`). Where these costs matter, guard the probe
-or use the lazy form: see the guarded and lazy columns, whatever the arguments cost."""
+empty string (tests/integration, `FreshStrings`). A string argument of a probe with a
+semaphore also costs the semaphore check (`cmpw`, `jne`) and, out of line, a call: while
+traced, the probe reads the string's first bytes so that a literal on a page nothing else
+touched is mapped when the tracer reads it (BPF cannot fault a page in; docs/reference.md,
+"Strings that print as `""`"). Where these costs matter, guard the probe or use the lazy
+form: see the guarded and lazy columns, whatever the arguments cost."""
 
 GUARD_AND_LOOP_SHAPE = """usdt's guard is two instructions on x86-64, `cmpw $0, semaphore(%rip)` and `jne`
 (objdump -d the `run_guarded_*` functions of bench/disabled_sites). What a row adds beyond
@@ -370,7 +374,7 @@ taken, for a loop counter `i`, from one of these sources:
 - *in memory*: `p->v[k]`, fields of the struct `p` points at (sys/sdt.h may name them as
   memory operands; ours loads them into registers);
 - *string*: `p->name`, in a loop that also adds to a global (our string probes clobber
-  memory, so the global is stored and reloaded around the site);
+  memory, so the global is stored and reloaded around the site, and check the semaphore);
 - *a call each*: `bench_expensive(i + k)`, a function in another translation unit.
 
 **Instructions** (callgrind, exact): each `run_<kind>_<source>_<probe>` loop of

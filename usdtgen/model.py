@@ -285,9 +285,14 @@ class Probe:
 
     @cached_property
     def macro_operands(self) -> str:
-        """`USDT_ARG(uint64_t, arg0) USDT_ARG(const char *, arg1)`"""
-        return " ".join(f"USDT_ARG({argument.type.c_type}, {argument.macro_parameter})"
-                        for argument in self.arguments)
+        """`USDT_ARG(uint64_t, arg0) USDT_STRING_ARG(p_x_semaphore, const char *, arg1)`: a string
+        of a probe with a semaphore is read while the probe is enabled, so that its pages are
+        mapped when a tracer reads it (a BPF program cannot fault a page in)."""
+        return " ".join(
+            f"USDT_STRING_ARG({self.semaphore_name}, {argument.type.c_type}, {argument.macro_parameter})"
+            if self.has_semaphore and argument.type.kind == types.STRING
+            else f"USDT_ARG({argument.type.c_type}, {argument.macro_parameter})"
+            for argument in self.arguments)
 
     @cached_property
     def cxx_template_parameters(self) -> str:

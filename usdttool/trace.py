@@ -7,7 +7,8 @@ Names and types come from a provider file given with --provider-file, else from 
 The bpftrace program comes from the same template as the generated scripts.
 
 What is traced: the files named and the shared libraries they load (found as `usdt list
---libraries` finds them), or every file a process maps (-p). Each file's probes are attached by
+--libraries` finds them; without patterns, only those whose probes usdt built), or every file
+a process maps (-p). Each file's probes are attached by
 its path; the bpftrace 0.17 workarounds that decide how are together below.
 """
 
@@ -120,7 +121,7 @@ def run(args) -> int:
         files = [args.binary] + [operand for operand in args.probes if "/" in operand]
         patterns = [operand for operand in args.probes if "/" not in operand]
         what = ", ".join(files)
-        modules = _file_modules(files)
+        modules = _file_modules(files, every_library=bool(patterns))
     else:
         patterns, what = args.probes, f"process {args.pid}"
         running = process.read_process(args.pid)
@@ -153,8 +154,12 @@ def run(args) -> int:
     return _trace(bpftrace, program, args.pid, by_pid, command, announcement)
 
 
-def _file_modules(files: Sequence[str]) -> List[elf.Module]:
-    """The files named and the shared libraries they load, each once, those with probes."""
+def _file_modules(files: Sequence[str], every_library: bool) -> List[elf.Module]:
+    """The files named and the shared libraries they load, each once, those with probes. A
+    library is left out unless usdt built its probes (they have `.note.usdt` records) or
+    `every_library`: without patterns, `usdt trace ./app` traces app's own probes, not, say,
+    libstdc++'s, which a pattern (`libstdcxx:*`) or naming the library still reaches."""
+    named = {os.path.realpath(path) for path in files}
     paths: List[str] = []
     for path in files:
         found = libraries.shared_libraries(path)
@@ -167,7 +172,8 @@ def _file_modules(files: Sequence[str]) -> List[elf.Module]:
             continue
         seen.add(os.path.realpath(path))
         module = elf.read_module(path)
-        if module.probes:
+        built_by_usdt = any(probe.source_name for probe in module.probes)
+        if module.probes and (os.path.realpath(path) in named or built_by_usdt or every_library):
             modules.append(module)
     if not modules:
         loads = "it loads" if len(files) == 1 else "they load"

@@ -33,14 +33,16 @@ def build_embedding(project: Path, name: str, *definitions: str) -> Path:
     return build
 
 
-def assert_notes(test: unittest.TestCase, binary: Path, expected: Dict[str, str]) -> None:
-    """`binary` has one stapsdt note per probe of `expected` (provider:name -> the declared
-    argument sizes and signs, `-4 8`), each relocated by the module's `.stapsdt.base` and
-    guarded by a semaphore inside its `.probes` section."""
+def assert_notes(test: unittest.TestCase, binary: Path, expected) -> None:
+    """`binary` has exactly the stapsdt notes of `expected`, one per probe site: (provider:name,
+    the declared argument sizes and signs, `-4 8`) pairs, or a dict of them where each probe
+    has one site; each relocated by the module's own `.stapsdt.base` and guarded by a
+    semaphore inside its own `.probes` section."""
     notes = elf_notes.notes(str(binary))
     sections = elf_notes.sections(str(binary))
+    sites = expected.items() if isinstance(expected, dict) else expected
     test.assertEqual(sorted((note.probe, package.argument_sizes(" ".join(note.arguments))) for note in notes),
-                     sorted(expected.items()), f"notes of {binary}")
+                     sorted(sites), f"notes of {binary}")
     base, semaphores = sections.get(".stapsdt.base"), sections.get(".probes")
     test.assertIsNotNone(base, f"{binary} has no .stapsdt.base section")
     test.assertIsNotNone(semaphores, f"{binary} has no .probes section")

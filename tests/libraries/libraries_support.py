@@ -23,23 +23,6 @@ import usdt_testing
 from embedding_support import package
 
 
-def assert_sites(test: unittest.TestCase, binary: Path, expected: Sequence[Tuple[str, str]]) -> None:
-    """`binary` has exactly the stapsdt notes of `expected`, one (provider:name, argument sizes
-    and signs such as `-4 8`) per probe site, each relocated by the module's own `.stapsdt.base`
-    and guarded by a semaphore inside its own `.probes` section (embedding_support.assert_notes,
-    for modules with several sites of one probe)."""
-    notes = elf_notes.notes(str(binary))
-    sections = elf_notes.sections(str(binary))
-    test.assertEqual(sorted((note.probe, package.argument_sizes(" ".join(note.arguments))) for note in notes),
-                     sorted(expected), f"notes of {binary}")
-    base, semaphores = sections.get(".stapsdt.base"), sections.get(".probes")
-    test.assertIsNotNone(base, f"{binary} has no .stapsdt.base section")
-    test.assertIsNotNone(semaphores, f"{binary} has no .probes section")
-    for note in notes:
-        test.assertEqual(note.base, base.address, f"{note.probe} in {binary}: base")
-        test.assertTrue(semaphores.contains(note.semaphore), f"{note.probe} in {binary}: semaphore {note.semaphore:#x}")
-
-
 def gdb_run(test: unittest.TestCase, program: Path, arguments: Sequence[str],
             string_indices: Dict[str, Sequence[int]], start_first: bool) -> gdb_probes.GdbRun:
     """gdb breaking on every probe of `string_indices` while `program` runs; the program must

@@ -15,8 +15,8 @@ import os
 import unittest
 from pathlib import Path
 
-from libraries_support import LIBRARIES, Attach, assert_sites, assert_traced, bpftrace_run, gdb_run, program_lines
-from embedding_support import build_embedding, package
+from libraries_support import LIBRARIES, Attach, assert_traced, bpftrace_run, gdb_run, program_lines
+from embedding_support import assert_notes, build_embedding, package
 import elf_notes
 import usdt_testing
 from test_installed_library import path_without_python   # tests/embedding's
@@ -98,11 +98,11 @@ class PublicHeaderTest(unittest.TestCase):
     def test_each_module_has_its_own_sites_and_semaphores(self):
         """The inlined site is the program's, guarded by its own hidden semaphore; a static
         program holds the library's site too, with the same semaphore."""
-        assert_sites(self, self.library, [TICK])
-        assert_sites(self, self.installed_library, [TICK])
+        assert_notes(self, self.library, [TICK])
+        assert_notes(self, self.installed_library, [TICK])
         for program, library, sites in self.programs:
             with self.subTest(program=str(program.relative_to(package.SETUP.work_dir))):
-                assert_sites(self, program, sites)
+                assert_notes(self, program, sites)
                 ticks = [note for note in elf_notes.notes(str(program)) if note.probe == "mylib:tick"]
                 semaphores = {value for name, value in elf_notes.symbols(str(program)) if name == "mylib_tick_semaphore"}
                 self.assertEqual(semaphores, {note.semaphore for note in ticks})

@@ -15,8 +15,8 @@ import time
 import unittest
 from pathlib import Path
 
-from libraries_support import Attach, assert_sites, assert_traced, bpftrace_run, gdb_run, program_lines
-from embedding_support import package
+from libraries_support import Attach, assert_traced, bpftrace_run, gdb_run, program_lines
+from embedding_support import assert_notes, package
 import bpftrace_attach
 import usdt_testing
 
@@ -47,7 +47,7 @@ class TwoLibrariesTest(unittest.TestCase):
     def test_each_library_has_its_own_sites_base_and_semaphores(self):
         for library in (self.liba, self.libb):
             with self.subTest(library=library.name):
-                assert_sites(self, library, CORE_NOTES.items())
+                assert_notes(self, library, CORE_NOTES.items())
 
     def test_untraced_program_sees_no_probe_enabled(self):
         result = package.run([self.program, str(ROUNDS)])

@@ -45,7 +45,7 @@ class HeaderTest(unittest.TestCase):
         self.assertIn(runtime_header, self.header)
         self.assertNotIn("#include <usdt/", self.header)
         self.assertLines(
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 5\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 6\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
             "#endif")
@@ -70,7 +70,7 @@ class HeaderTest(unittest.TestCase):
             "#define MYAPP_REQUEST_START_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)\n"
             "#define MYAPP_REQUEST_START(arg0, arg1) \\\n"
             '    USDT_PROBE("myapp", "request__start", myapp_request__start_semaphore, "8@" USDT_SPEC_REGISTER "0 8@" USDT_SPEC_REGISTER "1", \\\n'
-            "               (USDT_ARG(uint64_t, arg0) USDT_ARG(const char *, arg1)), USDT_MEMORY_CLOBBERS, \\\n"
+            "               (USDT_ARG(uint64_t, arg0) USDT_STRING_ARG(myapp_request__start_semaphore, const char *, arg1)), USDT_MEMORY_CLOBBERS, \\\n"
             '               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char *", "string"))')
         self.assertLines(
             "#define MYAPP_DELETE() \\\n"

@@ -50,7 +50,7 @@
 #define USDT_USDT_H
 
 /* Generated headers check this and refuse to compile against another version. */
-#define USDT_ABI_VERSION 5
+#define USDT_ABI_VERSION 6
 
 #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__)) \
     && !defined(__ILP32__) && !defined(USDT_DISABLE)
@@ -182,15 +182,38 @@ active:
 /* One asm operand of a probe: the value converted to its declared type, in a register.
    The trailing comma separates it from the next operand, or from the semaphore's. */
 #define USDT_ARG(type, value) "r"(_USDT_CONVERTED(type, value)),
+/* A string operand of a probe with a semaphore. A BPF program cannot fault a page in, so a
+   string on a page the process never touched (a literal only the probe passes) would read as
+   "": while the semaphore is active, the string's first bytes, as many as tracers read, are
+   read here first, which maps their pages. Untraced, this is one check of the semaphore; the
+   reading is out of line (noinline, cold), so a site grows by the check and a call only
+   (`unused`: GCC warns of an unused static function otherwise, and `inline` with `noinline`). */
+static __attribute__((noinline, cold, unused)) void _usdt_touch_string(const char *text) {
+    const volatile char *byte = text;
+    int count = 0;
+    while (byte && count < 256 && byte[count] != '\0') {
+        ++count;
+    }
+}
+static inline __attribute__((always_inline)) const char *
+_usdt_touched_string(const char *text, int active) {
+    if (active) {
+        _usdt_touch_string(text);
+    }
+    return text;
+}
+#define USDT_STRING_ARG(semaphore, type, value) \
+    "r"(_usdt_touched_string(_USDT_CONVERTED(type, value), USDT_SEMAPHORE_ACTIVE(semaphore))),
 
 /*
  * The probe site: the nop and its notes. `semaphore` is the semaphore variable; `spec`
  * refers to the operands as %0, %1...; `operands` is a parenthesized, possibly empty,
- * sequence of USDT_ARG(); `clobbers` is USDT_NO_CLOBBERS, or USDT_MEMORY_CLOBBERS for a probe
- * with string or pointer arguments (parenthesized too: an empty macro argument draws C++98-compatibility
- * warnings in the caller's code); `description` is the `.note.usdt` strings after provider
- * and name, as parenthesized string literals (characters other than those of names
- * octal-escaped, `\173`, for the asm template). `?` puts the notes in the code's COMDAT group (inline
+ * sequence of USDT_ARG() and USDT_STRING_ARG(); `clobbers` is USDT_NO_CLOBBERS, or
+ * USDT_MEMORY_CLOBBERS for a probe with string or pointer arguments (parenthesized too: an
+ * empty macro argument draws C++98-compatibility warnings in the caller's code);
+ * `description` is the `.note.usdt` strings after provider and name, as parenthesized
+ * string literals (characters other than those of names octal-escaped, `\173`, for the asm
+ * template). `?` puts the notes in the code's COMDAT group (inline
  * functions), `o` links them to the code's section, so that --gc-sections drops them with
  * dead code (GNU ld, lld).
  *
@@ -266,6 +289,7 @@ active:
 #define USDT_SEMAPHORE_ACTIVE(name) 0
 #define USDT_ALWAYS_ACTIVE 0
 #define USDT_ARG(type, value) (void)_USDT_CONVERTED(type, value);
+#define USDT_STRING_ARG(semaphore, type, value) (void)_USDT_CONVERTED(type, value);
 #define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
 #define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \
