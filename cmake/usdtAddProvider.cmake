@@ -279,7 +279,10 @@ function(usdt_add_provider target)
   elseif(CMAKE_CXX_COMPILER_LOADED)
     set(language CXX)
   else()
-    message(FATAL_ERROR "usdt_add_provider: enable C or CXX in project() (or enable_language()) to compile probes in '${target}'.")
+    message(FATAL_ERROR "usdt_add_provider: the directory calling it for '${target}' "
+                        "(${CMAKE_CURRENT_SOURCE_DIR}) enables neither C nor CXX, which the probes' "
+                        "preprocessor and assembler check need; call it from a directory that does (the one "
+                        "creating '${target}', say), or enable_language(C) here.")
   endif()
   _usdt_check_assembler(${language})
   _usdt_preprocessor_command("${target}" ${language} preprocessor)
@@ -313,7 +316,10 @@ function(usdt_add_provider target)
     endif()
     foreach(earlier_file IN LISTS earlier_files)
       get_filename_component(earlier_stem "${earlier_file}" NAME_WLE)
-      if(earlier_stem STREQUAL stem)
+      if(earlier_file STREQUAL provider_file)
+        message(FATAL_ERROR "usdt_add_provider: '${provider_file}' is given twice for '${target}'; "
+                            "name each .d file of a target once, in one call.")
+      elseif(earlier_stem STREQUAL stem)
         message(FATAL_ERROR "usdt_add_provider: '${provider_file}' and '${earlier_file}' would both generate "
                             "'${stem}.h' for '${target}'; give each .d file of a target its own name, and each "
                             "file to one call only.")

@@ -211,6 +211,11 @@ class ConfigureErrorTest(CMakeProjectTestCase):
             "same_stem_twice", r"^usdt_add_provider: '/\S+/other/probes\.d' and '/\S+/probes\.d' would both "
                                r"generate 'probes\.h' for 'app'; give each \.d file of a target its own name")
 
+    def test_the_same_file_twice(self):
+        self.assertConfigureFails(
+            "same_file_twice", r"^usdt_add_provider: '/\S+/probes\.d' is given twice for 'app'; "
+                               r"name each \.d file of a target once, in one call\.")
+
     def test_imported_target(self):
         self.assertConfigureFails(
             "imported", r"^usdt_add_provider: 'imported_tool' is an IMPORTED target, built outside this project; "

@@ -183,9 +183,14 @@ class CompileFlagsTest(unittest.TestCase):
         for (compiler, flag_set), (errors, specs, printed, hits) in self.results.items():
             with self.subTest(compiler=compiler, flags=" ".join(FLAG_SETS[flag_set][0])):
                 self.assertIsNone(errors)
-                self.assertEqual(len(specs), 4, specs)
-                self.assertEqual(len([spec for spec in specs if EXPECTED_SPEC.fullmatch(spec)]), 2, specs)
-                self.assertEqual(len([spec for spec in specs if EXPECTED_STORED_SPEC.fullmatch(spec)]), 2, specs)
+                # A site per probe call (C's and C++'s), or more: an optimizer may duplicate a
+                # site into both sides of a branch (clang -O3 does around a string's semaphore
+                # check); the hits below show each call fires once.
+                fired = [spec for spec in specs if EXPECTED_SPEC.fullmatch(spec)]
+                stored = [spec for spec in specs if EXPECTED_STORED_SPEC.fullmatch(spec)]
+                self.assertEqual(len(fired) + len(stored), len(specs), specs)
+                self.assertGreaterEqual(len(fired), 2, specs)
+                self.assertGreaterEqual(len(stored), 2, specs)
                 self.assertEqual(printed, "fortified -1 0\n")
                 # One hit from C (n = argc = 1), one from C++ (n = 2); *box as stored before the probe.
                 self.assertEqual(hits, ["STORED 1000 1", "HIT 1 1099511627776 text 1001 201 -1",
