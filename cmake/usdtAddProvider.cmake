@@ -46,10 +46,9 @@ header whose content did not change is not rewritten, so nothing recompiles.
   ``-D N=1``); anything else is a configure error. The preprocessor runs over a ``.d`` file
   that uses ``#include``, ``#define`` or ``#if``, and over every file when a ``-D`` or ``-U``
   is given, as ``dtrace -C`` does. Relative ``-I`` paths are relative to the current
-  source directory. The preprocessor is the
-  target's C compiler (C++ where the directory enables no C), with its launcher,
-  ``CMAKE_<LANG>_COMPILER_TARGET`` and ``CMAKE_SYSROOT``, so it sees the target's macros
-  and headers in cross builds.
+  source directory. The preprocessor is the target's C compiler (C++ where the directory
+  enables no C), with its launcher, ``CMAKE_<LANG>_COMPILER_TARGET`` and ``CMAKE_SYSROOT``,
+  so it sees the target's macros and headers in cross builds.
 
 ``TRACER_SCRIPTS``
   Also generate, next to each ``<name>.h``, scripts that print every probe of the file
@@ -369,13 +368,9 @@ function(usdt_add_provider target)
       # A rule's outputs are sources only in the directory that defines the rule, and the rule
       # must be defined in the calling directory: a target there generates them, before the
       # target's own sources compile.
-      get_target_property(generated_count "${target}" _USDT_GENERATE_TARGETS)
-      if(NOT generated_count)
-        set(generated_count 0)
-      endif()
-      math(EXPR generated_count "${generated_count} + 1")
-      set_property(TARGET "${target}" PROPERTY _USDT_GENERATE_TARGETS ${generated_count})
-      set(generate_target "${target}_usdt_${generated_count}")
+      # Named by the file's place among the target's .d files, which is unique.
+      list(LENGTH earlier_files file_number)
+      set(generate_target "${target}_usdt_${file_number}")
       add_custom_target("${generate_target}" DEPENDS "${stamp}")
       add_dependencies("${target}" "${generate_target}")
     endif()

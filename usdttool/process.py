@@ -72,11 +72,6 @@ def read_process(pid: int) -> Process:
     return Process(pid, tuple(modules), tuple(warnings))
 
 
-def probe_modules(pid: int) -> List[elf.Module]:
-    """The ELF files mapped by process `pid` that have probes; ToolError if there is no such process."""
-    return [process_module.module for process_module in read_process(pid).modules]
-
-
 def mappings(pid: int) -> List[Mapping]:
     try:
         with open(f"/proc/{pid}/maps") as maps:

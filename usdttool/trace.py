@@ -168,12 +168,13 @@ def _file_modules(files: Sequence[str], every_library: bool) -> List[elf.Module]
         paths += [path, *found.paths]
     modules, seen = [], set()
     for path in paths:
-        if os.path.realpath(path) in seen:
+        real_path = os.path.realpath(path)
+        if real_path in seen:
             continue
-        seen.add(os.path.realpath(path))
+        seen.add(real_path)
         module = elf.read_module(path)
         built_by_usdt = any(probe.source_name for probe in module.probes)
-        if module.probes and (os.path.realpath(path) in named or built_by_usdt or every_library):
+        if module.probes and (real_path in named or built_by_usdt or every_library):
             modules.append(module)
     if not modules:
         loads = "it loads" if len(files) == 1 else "they load"
@@ -327,7 +328,7 @@ def _trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, comman
         sys.stderr.write(announcement + "\n")
         sys.stderr.flush()
         child = _start(command, command_done) if command else None
-        if pid is not None:
+        if pid is not None and not by_pid:
             _watch_process(pid, command_done)
         while output.print_lines():
             if interrupted.is_set():

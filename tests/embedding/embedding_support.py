@@ -51,12 +51,19 @@ def assert_notes(test: unittest.TestCase, binary: Path, expected) -> None:
         test.assertTrue(semaphores.contains(note.semaphore), f"{note.probe} in {binary}: semaphore {note.semaphore:#x}")
 
 
+def gdb_run(test: unittest.TestCase, program: Path, arguments: Sequence[str],
+            string_indices: Dict[str, Sequence[int]], start_first: bool = False) -> gdb_probes.GdbRun:
+    """gdb breaking on every probe of `string_indices` while `program` runs with `arguments`;
+    the program must exit normally."""
+    usdt_testing.require_tracer(test, "gdb", needs_root=False)
+    run = gdb_probes.run(str(program), list(arguments), string_indices, start_first)
+    test.assertTrue(run.exited_normally, run.output)
+    return run
+
+
 def assert_gdb_reads(test: unittest.TestCase, program: Path, arguments: Sequence[str],
                      string_indices: Dict[str, Sequence[int]], hits: Sequence[Tuple[str, Tuple]],
                      start_first: bool = False) -> None:
-    """gdb, breaking on every probe of `string_indices` while `program` runs with `arguments`,
-    reads exactly `hits` ((probe, values) in order) and sees the program exit normally."""
-    usdt_testing.require_tracer(test, "gdb", needs_root=False)
-    run = gdb_probes.run(str(program), list(arguments), string_indices, start_first)
+    """gdb_run() reads exactly `hits` ((probe, values) in order)."""
+    run = gdb_run(test, program, arguments, string_indices, start_first)
     test.assertEqual([(hit.probe, hit.values) for hit in run.hits], list(hits), run.output)
-    test.assertTrue(run.exited_normally, run.output)

@@ -18,19 +18,8 @@ sys.path[:0] = [str(LIBRARIES.parent / "embedding")]
 
 import bpftrace_attach
 import elf_notes
-import gdb_probes
 import usdt_testing
 from embedding_support import package
-
-
-def gdb_run(test: unittest.TestCase, program: Path, arguments: Sequence[str],
-            string_indices: Dict[str, Sequence[int]], start_first: bool) -> gdb_probes.GdbRun:
-    """gdb breaking on every probe of `string_indices` while `program` runs; the program must
-    exit normally."""
-    usdt_testing.require_tracer(test, "gdb", needs_root=False)
-    run = gdb_probes.run(str(program), list(arguments), string_indices, start_first)
-    test.assertTrue(run.exited_normally, run.output)
-    return run
 
 
 def program_lines(output: str) -> str:

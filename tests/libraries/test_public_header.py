@@ -15,8 +15,8 @@ import os
 import unittest
 from pathlib import Path
 
-from libraries_support import LIBRARIES, Attach, assert_traced, bpftrace_run, gdb_run, program_lines
-from embedding_support import assert_notes, build_embedding, package
+from libraries_support import LIBRARIES, Attach, assert_traced, bpftrace_run, program_lines
+from embedding_support import assert_notes, build_embedding, gdb_run, package
 import elf_notes
 import usdt_testing
 from test_installed_library import path_without_python   # tests/embedding's

@@ -15,8 +15,8 @@ import time
 import unittest
 from pathlib import Path
 
-from libraries_support import Attach, assert_traced, bpftrace_run, gdb_run, program_lines
-from embedding_support import assert_notes, package
+from libraries_support import Attach, assert_traced, bpftrace_run, program_lines
+from embedding_support import assert_notes, gdb_run, package
 import bpftrace_attach
 import usdt_testing
 

@@ -289,7 +289,7 @@ _usdt_touched_string(const char *text, int active) {
 #define USDT_SEMAPHORE_ACTIVE(name) 0
 #define USDT_ALWAYS_ACTIVE 0
 #define USDT_ARG(type, value) (void)_USDT_CONVERTED(type, value);
-#define USDT_STRING_ARG(semaphore, type, value) (void)_USDT_CONVERTED(type, value);
+#define USDT_STRING_ARG(semaphore, type, value) USDT_ARG(type, value)
 #define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
 #define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \
