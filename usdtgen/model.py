@@ -116,7 +116,8 @@ class Argument:
     def cxx_requirement(self) -> str:
         """The static_assert message when the C++ API gets a value this argument cannot take."""
         accepted = {
-            types.INTEGER: f"an integer or enum of at most {self.type.size} bytes "
+            types.INTEGER: f"an integer or enum of at most "
+                           f"{f'sizeof({self.type.c_type})' if self.type.pointer_sized else self.type.size} bytes "
                            f"(convert wider values explicitly{', literals as {0}{{3}}'.format(self.type.c_type) if self.type.size < 4 else ''})",
             types.BOOLEAN: "a bool",
             types.STRING: "a C string, std::string, std::string_view, nullptr, or a type with usdt_format()",
@@ -126,16 +127,29 @@ class Argument:
 
     @cached_property
     def spec(self) -> str:
-        """`[-]SIZE@%N` as C string-literal tokens: the compiler substitutes operand N's register.
+        """`[-]SIZE@OPERAND` as C string-literal tokens.
 
-        An argument under 8 bytes names its register by the 32-bit name (`%r8d`, `w8`): gdb
-        knows no `%r8b`, aarch64 compilers print `x8` for any plain operand, and SIZE tells
-        every tracer how many bytes to use. The runtime header's USDT_SPEC_REGISTER and
-        USDT_SPEC_NARROW_REGISTER introduce the operand, so that it prints as the register
-        name tracers parse (`%eax`) in either x86 assembler dialect (`-masm=intel` prints `eax`).
+        The runtime header's USDT_SPEC_OPERAND and USDT_SPEC_NARROW_OPERAND (under 8 bytes)
+        print the operand in the form tracers parse on the target: the register of operand N,
+        or the argument's slot, 8 bytes each, in the argument block of 32-bit targets. A
+        pointer-sized argument takes its size from USDT_WORD_SIZE, 4 or 8.
         """
-        register = "USDT_SPEC_NARROW_REGISTER" if self.type.size < 8 else "USDT_SPEC_REGISTER"
-        return f'"{self.type.spec_prefix}@" {register} "{self.index}"'
+        sign = "-" if self.type.signed else ""
+        size = f'"{sign}" USDT_WORD_SIZE "@"' if self.type.pointer_sized else f'"{sign}{self.type.size}@"'
+        operand = "USDT_SPEC_NARROW_OPERAND" if self.type.size < 8 else "USDT_SPEC_OPERAND"
+        return f'{size} {operand}("{self.index}", "{8 * self.index}")'
+
+    @cached_property
+    def slot_member(self) -> str:
+        """The member of the runtime header's union _usdt_slot that holds the argument."""
+        if self.type.kind == types.BOOLEAN:
+            return "flag"
+        if self.type.kind in (types.STRING, types.POINTER):
+            return "address"
+        unsigned = "" if self.type.signed else "u"
+        if self.type.pointer_sized:
+            return f"{unsigned}word"
+        return f"{'i' if self.type.signed else 'u'}{8 * self.type.size}"
 
     # How the tracer scripts print the argument: a printf conversion and the value it takes.
     # bpftrace and SystemTap hand printf 64-bit values already sign- or zero-extended from
@@ -266,8 +280,8 @@ class Probe:
     @cached_property
     def argument_spec(self) -> str:
         """All argument specs, space separated, as adjacent C string literals."""
-        # Joining `"a"` and `"b"` with a space inside the literals: `"a b"`.
-        return '" "'.join(argument.spec for argument in self.arguments).replace('"" ""', " ") or '""'
+        # Separated by a space in the literal that starts the next: `... " -8@" ...`.
+        return ' " " '.join(argument.spec for argument in self.arguments).replace('" " "', '" ') or '""'
 
     @cached_property
     def signature(self) -> str:
@@ -285,13 +299,13 @@ class Probe:
 
     @cached_property
     def macro_operands(self) -> str:
-        """`USDT_ARG(uint64_t, arg0) USDT_STRING_ARG(p_x_semaphore, const char *, arg1)`: a string
+        """`USDT_ARG(u64, uint64_t, arg0) USDT_STRING_ARG(p_x_semaphore, const char *, arg1)`: a string
         of a probe with a semaphore is read while the probe is enabled, so that its pages are
         mapped when a tracer reads it (a BPF program cannot fault a page in)."""
         return " ".join(
             f"USDT_STRING_ARG({self.semaphore_name}, {argument.type.c_type}, {argument.macro_parameter})"
             if self.has_semaphore and argument.type.kind == types.STRING
-            else f"USDT_ARG({argument.type.c_type}, {argument.macro_parameter})"
+            else f"USDT_ARG({argument.slot_member}, {argument.type.c_type}, {argument.macro_parameter})"
             for argument in self.arguments)
 
     @cached_property

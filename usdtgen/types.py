@@ -1,7 +1,9 @@
 """Decides what a declared D argument type becomes: its C type, note size and signedness.
 
-Sizes are those of LP64 Linux (x86-64, aarch64), the only targets where probes are emitted.
-The declared type, not the caller's expression, decides the argument spec.
+Linux is LP64 on its 64-bit targets and ILP32 on its 32-bit ones: pointers, `long` and
+`size_t` are pointer-sized (4 or 8 bytes, as the generated header says through
+USDT_WORD_SIZE), every other type has one size everywhere. The declared type, not the
+caller's expression, decides the argument spec.
 """
 
 import re
@@ -22,31 +24,38 @@ class ArgumentType:
     declared: str     # as written in the .d file, words joined by single spaces
     c_type: str       # the C/C++ type the probe takes and casts to
     kind: str         # INTEGER, BOOLEAN, STRING or POINTER
-    size: int         # bytes in the note: 1, 2, 4 or 8
+    size: int         # bytes in the note on LP64 targets: 1, 2, 4 or 8
     signed: bool
+    pointer_sized: bool = False   # 4 bytes on 32-bit targets
 
-    @property
-    def spec_prefix(self) -> str:
-        """The `[-]SIZE` half of a stapsdt argument spec."""
-        return f"-{self.size}" if self.signed else f"{self.size}"
+    def note_size(self, pointer_size: int) -> int:
+        """Bytes in the note of a module whose pointers have `pointer_size` bytes."""
+        return pointer_size if self.pointer_sized else self.size
 
+
+# In the tables below: the size of a pointer on the target, 4 or 8 bytes.
+WORD = "word"
 
 # <stdint.h>, <stddef.h> and <sys/types.h> names: (size, signed).
 NAMED_INTEGERS = {
     "int8_t": (1, True), "int16_t": (2, True), "int32_t": (4, True), "int64_t": (8, True),
     "uint8_t": (1, False), "uint16_t": (2, False), "uint32_t": (4, False), "uint64_t": (8, False),
-    "intptr_t": (8, True), "uintptr_t": (8, False), "intmax_t": (8, True), "uintmax_t": (8, False),
-    "size_t": (8, False), "ssize_t": (8, True), "ptrdiff_t": (8, True),
+    "intptr_t": (WORD, True), "uintptr_t": (WORD, False), "intmax_t": (8, True), "uintmax_t": (8, False),
+    "size_t": (WORD, False), "ssize_t": (WORD, True), "ptrdiff_t": (WORD, True),
     "pid_t": (4, True), "uid_t": (4, False), "gid_t": (4, False), "mode_t": (4, False),
     "off_t": (8, True), "time_t": (8, True),
 }
+
+# Types whose size a 32-bit build chooses (_FILE_OFFSET_BITS, _TIME_BITS): probes take them as
+# int64_t, which holds every value of either size.
+WIDENED_INTEGERS = {"off_t": "int64_t", "time_t": "int64_t"}
 
 # Canonical C spellings of the keyword integer types: (size, signed).
 KEYWORD_INTEGERS = {
     "signed char": (1, True), "unsigned char": (1, False),
     "short": (2, True), "unsigned short": (2, False),
     "int": (4, True), "unsigned int": (4, False),
-    "long": (8, True), "unsigned long": (8, False),
+    "long": (WORD, True), "unsigned long": (WORD, False),
     "long long": (8, True), "unsigned long long": (8, False),
 }
 
@@ -83,10 +92,10 @@ def resolve(words: Sequence[str], location: SourceLocation,
              "pass two uint64_t halves")
     if pointer_depth:
         if pointer_depth == 1 and base in (["char"], ["string"]):
-            return ArgumentType(declared, "const char *", STRING, 8, False)
-        return ArgumentType(declared, "const void *", POINTER, 8, False)
+            return _argument_type(declared, "const char *", STRING, WORD, False)
+        return _argument_type(declared, "const void *", POINTER, WORD, False)
     if base == ["string"]:
-        return ArgumentType(declared, "const char *", STRING, 8, False)
+        return _argument_type(declared, "const char *", STRING, WORD, False)
     if base and base[0] in _AGGREGATES:
         fail(f"{base[0]} arguments by value are not supported: no tracer can read them "
              f"from a stapsdt note; pass a pointer ('{declared} *')")
@@ -99,7 +108,7 @@ def resolve(words: Sequence[str], location: SourceLocation,
         fail("'void' is only allowed as the whole parameter list, as in 'probe name(void)'")
     if len(base) == 1 and base[0] in NAMED_INTEGERS:
         size, signed = NAMED_INTEGERS[base[0]]
-        return ArgumentType(declared, base[0], INTEGER, size, signed)
+        return _argument_type(declared, WIDENED_INTEGERS.get(base[0], base[0]), INTEGER, size, signed)
     if base and all(word in _INTEGER_WORDS for word in base):
         return _keyword_integer(base, declared, fail)
     unknown = next(word for word in base if word not in _INTEGER_WORDS)
@@ -149,7 +158,13 @@ def _keyword_integer(words, declared, fail) -> ArgumentType:
     else:
         canonical = prefix + "int"
     size, signed = KEYWORD_INTEGERS[canonical]
-    return ArgumentType(declared, canonical, INTEGER, size, signed)
+    return _argument_type(declared, canonical, INTEGER, size, signed)
+
+
+def _argument_type(declared: str, c_type: str, kind: str, size, signed: bool) -> ArgumentType:
+    if size == WORD:
+        return ArgumentType(declared, c_type, kind, 8, signed, pointer_sized=True)
+    return ArgumentType(declared, c_type, kind, size, signed)
 
 
 def _failer(location: SourceLocation, declared: str):

@@ -108,6 +108,7 @@ class Module:
     probes: Tuple[Probe, ...]    # sorted by (provider, name)
     warnings: Tuple[str, ...] = ()          # .note.usdt records set aside, and why
     segments: Tuple[LoadSegment, ...] = ()  # PT_LOAD
+    pointer_size: int = 8                   # 4 in an ELFCLASS32 file
 
     def file_offset(self, address: int) -> Optional[int]:
         """Where a link-time address's byte is in the file; None when it is not file-backed."""
@@ -210,7 +211,7 @@ def _module(path: str, elf: ELFFile) -> Module:
         probes.append(Probe(provider, name, arguments, tuple(probe_sites), probe_sites[0].semaphore, source_name))
     segments = tuple(LoadSegment(segment["p_vaddr"], segment["p_offset"], segment["p_filesz"])
                      for segment in elf.iter_segments() if segment["p_type"] == "PT_LOAD")
-    return Module(path, tuple(probes), tuple(dict.fromkeys(warnings)), segments)
+    return Module(path, tuple(probes), tuple(dict.fromkeys(warnings)), segments, elf.elfclass // 8)
 
 
 def _notes(elf: ELFFile, byte_order: str) -> Iterator[Tuple[str, bytes]]:

@@ -212,7 +212,7 @@ def _describe(modules: Sequence[elf.Module],
                 continue
             declaration = declared.get((probe.provider, probe.name))
             if declaration is not None:
-                _check_declaration_fits(declaration, probe, module.path)
+                _check_declaration_fits(declaration, probe, module)
                 probes.append((declaration, os.path.basename(provider_file)))
             else:
                 probes.append((_model_probe(probe, module.path), probe.source_name or "the stapsdt notes"))
@@ -229,13 +229,14 @@ def _declared_probes(path: str) -> Dict[Tuple[str, str], model.Probe]:
     return {(probe.provider, probe.name): probe for probe in generator.build_model(path).probes}
 
 
-def _check_declaration_fits(declaration: model.Probe, probe: elf.Probe, module: str) -> None:
-    in_file = [(argument.type.size, argument.type.signed) for argument in declaration.arguments]
+def _check_declaration_fits(declaration: model.Probe, probe: elf.Probe, module: elf.Module) -> None:
+    in_file = [(argument.type.note_size(module.pointer_size), argument.type.signed)
+               for argument in declaration.arguments]
     in_notes = [(argument.size, argument.signed) for argument in probe.arguments]
     if in_file != in_notes:
         raise GeneratorError(declaration.location,
                              f"{probe.provider}:{probe.name} is declared here with arguments of "
-                             f"{_sizes(in_file)}, but {module}'s notes say {_sizes(in_notes)}")
+                             f"{_sizes(in_file)}, but {module.path}'s notes say {_sizes(in_notes)}")
 
 
 def _sizes(arguments: Sequence[Tuple[int, bool]]) -> str:

@@ -148,7 +148,7 @@ class PreprocessorTest(CommandLineTestCase):
             self.assert_succeeds(self.usdt_dtrace("-C", *options, "-G", "-s", "probes.d", "-o", f"{name}.o"))
             header = (self.directory / f"{name}.h").read_text()
             self.assertIn("#define MYAPP_DONE(arg0)", header)
-            self.assertIn("USDT_ARG(int, arg0)", header)
+            self.assertIn("USDT_ARG(i32, int, arg0)", header)
             self.assertIn("myapp_done_semaphore", dict(elf_notes.symbols(str(self.directory / f"{name}.o"))))
 
     def test_directives_run_the_preprocessor_without_dash_C(self):

@@ -29,7 +29,8 @@ class DerivedNameTest(unittest.TestCase):
         self.assertEqual(start.cxx_name, "request_start")
         self.assertEqual(start.cxx_enabled_name, "request_start_enabled")
         self.assertEqual(start.cxx_lazy_name, "request_start_lazy")
-        self.assertEqual(start.argument_spec, '"8@" USDT_SPEC_REGISTER "0 8@" USDT_SPEC_REGISTER "1"')
+        self.assertEqual(start.argument_spec,
+                         '"8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8")')
         self.assertEqual(start.signature, "uint64_t id, const char * path")
         self.assertEqual([a.name for a in start.arguments], ["id", "path"])
         self.assertEqual([a.macro_parameter for a in start.arguments], ["arg0", "arg1"])
@@ -75,15 +76,26 @@ class DerivedNameTest(unittest.TestCase):
 
 class ArgumentSpecTest(unittest.TestCase):
     def test_size_and_sign_per_argument(self):
-        self.assertEqual(probe("provider p { probe x(uint64_t a, int b); };").argument_spec, '"8@" USDT_SPEC_REGISTER "0 -4@" USDT_SPEC_NARROW_REGISTER "1"')
+        self.assertEqual(probe("provider p { probe x(uint64_t a, int b); };").argument_spec,
+                         '"8@" USDT_SPEC_OPERAND("0", "0") " -4@" USDT_SPEC_NARROW_OPERAND("1", "8")')
+
+    def test_pointer_sized_arguments_take_the_targets_word_size(self):
+        self.assertEqual(probe("provider p { probe x(long a, size_t b, char *c, long long d); };").argument_spec,
+                         '"-" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" '
+                         'USDT_SPEC_OPERAND("1", "8") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("2", "16") '
+                         '" -8@" USDT_SPEC_OPERAND("3", "24")')
 
     def test_every_kind(self):
         spec = probe("provider p { probe x(int a, uint8_t b, char c, bool d, long e, short f, "
                      "char *g, struct s *h, unsigned i, string j, int16_t k, size_t l); };").argument_spec
-        # Arguments under 8 bytes select their register's 32-bit name through USDT_NARROW_REGISTER.
-        self.assertEqual(spec, '"-4@" USDT_SPEC_NARROW_REGISTER "0 1@" USDT_SPEC_NARROW_REGISTER "1 -1@" USDT_SPEC_NARROW_REGISTER "2 '
-                               '1@" USDT_SPEC_NARROW_REGISTER "3 -8@" USDT_SPEC_REGISTER "4 -2@" USDT_SPEC_NARROW_REGISTER "5 8@" USDT_SPEC_REGISTER "6 8@" USDT_SPEC_REGISTER "7 '
-                               '4@" USDT_SPEC_NARROW_REGISTER "8 8@" USDT_SPEC_REGISTER "9 -2@" USDT_SPEC_NARROW_REGISTER "10 8@" USDT_SPEC_REGISTER "11"')
+        # Arguments under 8 bytes name their operand through USDT_SPEC_NARROW_OPERAND (x86-64's
+        # 32-bit register names); the offsets are the argument block's 8-byte slots.
+        self.assertEqual(spec, '"-4@" USDT_SPEC_NARROW_OPERAND("0", "0") " 1@" USDT_SPEC_NARROW_OPERAND("1", "8") '
+                               '" -1@" USDT_SPEC_NARROW_OPERAND("2", "16") " 1@" USDT_SPEC_NARROW_OPERAND("3", "24") '
+                               '" -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("4", "32") " -2@" USDT_SPEC_NARROW_OPERAND("5", "40") '
+                               '" " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("6", "48") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("7", "56") '
+                               '" 4@" USDT_SPEC_NARROW_OPERAND("8", "64") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("9", "72") '
+                               '" -2@" USDT_SPEC_NARROW_OPERAND("10", "80") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("11", "88")')
 
     def test_no_arguments(self):
         self.assertEqual(probe("provider p { probe x(void); };").argument_spec, '""')
@@ -169,7 +181,8 @@ class CheckTest(unittest.TestCase):
         twelve = probe("provider p {\n  probe many(\n    long, long, long, long,\n    long, long, long, long,\n"
                        "    long, long, long, long);\n};")
         self.assertEqual(twelve.argument_spec,
-                         '"-8@" USDT_SPEC_REGISTER "0 -8@" USDT_SPEC_REGISTER "1 -8@" USDT_SPEC_REGISTER "2 -8@" USDT_SPEC_REGISTER "3 -8@" USDT_SPEC_REGISTER "4 -8@" USDT_SPEC_REGISTER "5 -8@" USDT_SPEC_REGISTER "6 -8@" USDT_SPEC_REGISTER "7 -8@" USDT_SPEC_REGISTER "8 -8@" USDT_SPEC_REGISTER "9 -8@" USDT_SPEC_REGISTER "10 -8@" USDT_SPEC_REGISTER "11"')
+                         '"-" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("0", "0")'
+                         + "".join(f' " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("{n}", "{8 * n}")' for n in range(1, 12)))
 
     def test_argument_names_reserved_for_the_cxx_api(self):
         self.assertModelError("provider p { probe x(int usdt_argument_0); };",
@@ -244,8 +257,8 @@ class DeclarationsAroundProvidersTest(unittest.TestCase):
                            "provider net { probe accept(conn_t *c, port_t port); };\n"
                            "int net_helper(conn_t *);\n")
         (accept,) = probe_file.probes
-        self.assertEqual([(a.type.declared, a.type.c_type, a.type.spec_prefix) for a in accept.arguments],
-                         [("conn_t *", "const void *", "8"), ("port_t", "unsigned short", "2")])
+        self.assertEqual([(a.type.declared, a.type.c_type, a.type.size, a.type.pointer_sized) for a in accept.arguments],
+                         [("conn_t *", "const void *", 8, True), ("port_t", "unsigned short", 2, False)])
         self.assertEqual(accept.signature, "conn_t * c, port_t port")
 
 
@@ -339,7 +352,8 @@ class CxxNameClashTest(unittest.TestCase):
 
     def test_unnamed_qualified_typedef(self):
         (argument,) = probe("provider p { probe x(const uint64_t); };").arguments
-        self.assertEqual((argument.name, argument.type.c_type, argument.spec), ("arg0", "uint64_t", '"8@" USDT_SPEC_REGISTER "0"'))
+        self.assertEqual((argument.name, argument.type.c_type, argument.spec),
+                         ("arg0", "uint64_t", '"8@" USDT_SPEC_OPERAND("0", "0")'))
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ class HeaderTest(unittest.TestCase):
         self.assertIn(runtime_header, self.header)
         self.assertNotIn("#include <usdt/", self.header)
         self.assertLines(
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 6\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 7\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
             "#endif")
@@ -69,8 +69,8 @@ class HeaderTest(unittest.TestCase):
             "/* myapp:request__start(uint64_t id, const char * path) */\n"
             "#define MYAPP_REQUEST_START_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)\n"
             "#define MYAPP_REQUEST_START(arg0, arg1) \\\n"
-            '    USDT_PROBE("myapp", "request__start", myapp_request__start_semaphore, "8@" USDT_SPEC_REGISTER "0 8@" USDT_SPEC_REGISTER "1", \\\n'
-            "               (USDT_ARG(uint64_t, arg0) USDT_STRING_ARG(myapp_request__start_semaphore, const char *, arg1)), USDT_MEMORY_CLOBBERS, \\\n"
+            '    USDT_PROBE("myapp", "request__start", myapp_request__start_semaphore, "8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8"), \\\n'
+            "               (USDT_ARG(u64, uint64_t, arg0) USDT_STRING_ARG(myapp_request__start_semaphore, const char *, arg1)), USDT_MEMORY_CLOBBERS, \\\n"
             '               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char *", "string"))')
         self.assertLines(
             "#define MYAPP_DELETE() \\\n"
@@ -79,8 +79,8 @@ class HeaderTest(unittest.TestCase):
             '               ("app-probes.d"))')
         self.assertLines(
             "#define OTHER_TICK(arg0, arg1) \\\n"
-            '    USDT_PROBE("other", "tick", other_tick_semaphore, "1@" USDT_SPEC_NARROW_REGISTER "0 -1@" USDT_SPEC_NARROW_REGISTER "1", \\\n'
-            "               (USDT_ARG(bool, arg0) USDT_ARG(int8_t, arg1)), USDT_NO_CLOBBERS, \\\n"
+            '    USDT_PROBE("other", "tick", other_tick_semaphore, "1@" USDT_SPEC_NARROW_OPERAND("0", "0") " -1@" USDT_SPEC_NARROW_OPERAND("1", "8"), \\\n'
+            "               (USDT_ARG(flag, bool, arg0) USDT_ARG(i8, int8_t, arg1)), USDT_NO_CLOBBERS, \\\n"
             '               ("app-probes.d", "on", "bool", "bool", "arg1", "int8_t", "integer"))')
 
     def test_probe_without_semaphore(self):
@@ -92,8 +92,8 @@ class HeaderTest(unittest.TestCase):
             "/* p:tick(int n), without a semaphore */\n"
             "#define P_TICK_ENABLED() USDT_ALWAYS_ACTIVE\n"
             "#define P_TICK(arg0) \\\n"
-            '    USDT_PROBE_WITHOUT_SEMAPHORE("p", "tick", "-4@" USDT_SPEC_NARROW_REGISTER "0", \\\n'
-            "               (USDT_ARG(int, arg0)), USDT_NO_CLOBBERS, \\\n"
+            '    USDT_PROBE_WITHOUT_SEMAPHORE("p", "tick", "-4@" USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n'
+            "               (USDT_ARG(i32, int, arg0)), USDT_NO_CLOBBERS, \\\n"
             '               ("app-probes.d", "n", "int", "integer"))')
 
     def test_cxx_api(self):

@@ -79,12 +79,13 @@ ACCEPTED = {
     "uid_t": ("uid_t", "integer", 4, False),
     "gid_t": ("gid_t", "integer", 4, False),
     "mode_t": ("mode_t", "integer", 4, False),
-    "off_t": ("off_t", "integer", 8, True),
-    "time_t": ("time_t", "integer", 8, True),
+    # Their size is a 32-bit build's choice (_FILE_OFFSET_BITS, _TIME_BITS): int64_t holds either.
+    "off_t": ("int64_t", "integer", 8, True),
+    "time_t": ("int64_t", "integer", 8, True),
     "bool": ("bool", "bool", 1, False),
     "_Bool": ("bool", "bool", 1, False),
     "const bool": ("bool", "bool", 1, False),
-    # Strings: tracers read them with str(), so the note says 8-byte unsigned address.
+    # Strings: tracers read them with str(), so the note says unsigned address (pointer-sized).
     "string": ("const char *", "string", 8, False),
     "char *": ("const char *", "string", 8, False),
     "const char *": ("const char *", "string", 8, False),
@@ -119,13 +120,19 @@ class AcceptedTypeTest(unittest.TestCase):
         self.assertEqual(resolve(words("char **"), LOCATION).declared, "char **")
         self.assertEqual(resolve(words("struct foo * const *"), LOCATION).declared, "struct foo * const *")
 
-    def test_spec_prefix(self):
-        self.assertEqual(resolve(words("int"), LOCATION).spec_prefix, "-4")
-        self.assertEqual(resolve(words("uint16_t"), LOCATION).spec_prefix, "2")
-        self.assertEqual(resolve(words("char"), LOCATION).spec_prefix, "-1")
-        self.assertEqual(resolve(words("bool"), LOCATION).spec_prefix, "1")
-        self.assertEqual(resolve(words("ssize_t"), LOCATION).spec_prefix, "-8")
-        self.assertEqual(resolve(words("const char *"), LOCATION).spec_prefix, "8")
+    def test_pointer_sized_types(self):
+        # 4 bytes on 32-bit targets, 8 on 64-bit ones: the note's size is the target's.
+        for declared in ("long", "unsigned long", "size_t", "ssize_t", "intptr_t", "uintptr_t", "ptrdiff_t",
+                         "const char *", "string", "struct foo *", "void *"):
+            with self.subTest(declared=declared):
+                argument_type = resolve(words(declared), LOCATION)
+                self.assertTrue(argument_type.pointer_sized)
+                self.assertEqual((argument_type.note_size(4), argument_type.note_size(8)), (4, 8))
+        for declared in ("int", "uint16_t", "char", "bool", "long long", "int64_t", "uint64_t", "off_t"):
+            with self.subTest(declared=declared):
+                argument_type = resolve(words(declared), LOCATION)
+                self.assertFalse(argument_type.pointer_sized)
+                self.assertEqual(argument_type.note_size(4), argument_type.note_size(8))
 
 
 FLOAT_REASON = ("floating-point arguments are not supported: gdb and libbpf reject the 'f' "

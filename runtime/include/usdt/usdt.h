@@ -10,7 +10,7 @@
  *  - A one-byte `nop` in the code. A tracer that attaches replaces it with a breakpoint.
  *    (Opt-in on x86-64: a 5-byte nop the kernel can turn into a call, see _USDT_NOP.)
  *  - An ELF note in the non-allocated section `.note.stapsdt`: owner "stapsdt", type 3,
- *    then three 8-byte words (the nop's address, the link-time address of `_.stapsdt.base`,
+ *    then three address-sized words (the nop's address, the link-time address of `_.stapsdt.base`,
  *    the semaphore's address or 0) and three strings: provider, probe name, argument specs.
  *    Tracers find the run-time address of the nop as note.pc + (actual base - note.base),
  *    which is why every module needs a `.stapsdt.base` section: this header emits it in
@@ -39,9 +39,9 @@
  * also be declared without a semaphore (the site is then only the nop, and its note records
  * semaphore address 0); its PROVIDER_PROBE_ENABLED() is always 1.
  *
- * Targets: Linux on x86-64 and aarch64 (LP64). Anywhere else, or with USDT_DISABLE defined,
- * probes compile to nothing but the evaluation of their arguments, and every
- * PROVIDER_PROBE_ENABLED() is 0.
+ * Targets: Linux on x86-64, i386, aarch64, 32-bit ARM, riscv64, ppc64 (either byte order),
+ * s390x and mips64 (n64). Anywhere else, or with USDT_DISABLE defined, probes compile to
+ * nothing but the evaluation of their arguments, and every PROVIDER_PROBE_ENABLED() is 0.
  *
  * Everything here is an implementation detail of generated headers; names carry a `USDT_`
  * or `_usdt_` prefix.
@@ -50,10 +50,17 @@
 #define USDT_USDT_H
 
 /* Generated headers check this and refuse to compile against another version. */
-#define USDT_ABI_VERSION 6
+#define USDT_ABI_VERSION 7
 
-#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__)) \
-    && !defined(__ILP32__) && !defined(USDT_DISABLE)
+/* The targets probes are emitted for: those whose tracers read the notes (the reference's
+   per-target table says which read what). Linux's ILP32 variants of 64-bit targets (x32,
+   aarch64's ILP32) and 32-bit MIPS, PowerPC and RISC-V are left out: no Debian release
+   architecture and no test covers them. */
+#if defined(__linux__) && !defined(USDT_DISABLE) \
+    && ((defined(__x86_64__) && !defined(__ILP32__)) || defined(__i386__) \
+        || (defined(__aarch64__) && !defined(__ILP32__)) || defined(__arm__) \
+        || (defined(__riscv) && __riscv_xlen == 64) || defined(__powerpc64__) || defined(__s390x__) \
+        || (defined(__mips__) && defined(_ABI64) && _MIPS_SIM == _ABI64))
 #define USDT_HAVE_PROBES 1
 #else
 #define USDT_HAVE_PROBES 0
@@ -80,23 +87,57 @@ constexpr To _usdt_converted(From value) noexcept {
 #define _USDT_CONVERTED(type, value) ((type)(value))
 #endif
 
-/* What an argument spec puts before an operand's number: `%`, and for arguments under 8 bytes
-   the modifier printing the register's 32-bit name (`%r8d`, `w8`): gdb cannot parse
-   `%r8b`..`%r15b`, and aarch64 compilers print a plain operand as its 64-bit `x8`. Tracers
-   read SIZE bytes of the register. On x86, `{|%%}` is a dialect alternative: nothing in AT&T
-   syntax, where registers print as `%eax`, and a literal `%` under -masm=intel, where they
-   print as `eax`, so that the note reads `-4@%eax` in both. */
+/* How a probe passes its arguments, and how an argument spec names them: USDT_SPEC_OPERAND(
+   number, offset) is the operand of argument `number` (its register, or its place in the
+   argument block at byte `offset`) in the form tracers parse, USDT_SPEC_NARROW_OPERAND the same
+   for an argument under 8 bytes. SIZE in the spec says how many bytes tracers read.
+    - 64-bit targets pass each argument in a register ("r"). On x86-64, an argument under 8
+      bytes is named by the register's 32-bit name (`%r8d`: gdb cannot parse `%r8b`..`%r15b`);
+      elsewhere by the whole register (`x8`: libbpf and perf read no `w8`).
+    - 32-bit targets (i386, ARM) pass an argument block: an array of 8-byte slots
+      (union _usdt_slot), each holding one argument at its start, whose address is the one
+      register operand, so that a spec reads `-4@16(%eax)` or `-4@[r0, #16]`. An 8-byte value
+      does not fit one register, and no tracer reads a register pair (sys/sdt.h records the
+      first half only); i386 has too few registers for 12 arguments; and memory operands of
+      their own would each take a register to address at -O0. On ARM the block's register is
+      r0: gdb parses ARM registers only as `r0`..`r12`, where compilers print `ip` and `lr`,
+      and reads `fp` as its own frame-base register. s390x without optimization passes a
+      block too (in an address register, as its addressing needs): GCC then keeps too few
+      registers free for 12 arguments.
+   On x86, `{|%%}` is a dialect alternative: nothing in AT&T syntax, where registers print as
+   `%eax`, and a literal `%` under -masm=intel, where they print as `eax`, so that the note
+   reads `-4@%eax` in both. */
 #if defined(__x86_64__)
-#define USDT_SPEC_REGISTER "{|%%}%"
-#define USDT_SPEC_NARROW_REGISTER "{|%%}%k"
-#elif defined(__aarch64__)
-#define USDT_SPEC_REGISTER "%"
-#define USDT_SPEC_NARROW_REGISTER "%w"
-#else
-#define USDT_SPEC_REGISTER "%"
-#define USDT_SPEC_NARROW_REGISTER "%"
+#define USDT_SPEC_OPERAND(number, offset) "{|%%}%" number
+#define USDT_SPEC_NARROW_OPERAND(number, offset) "{|%%}%k" number
+#elif defined(__i386__)
+#define _USDT_BLOCK_CONSTRAINT "r"
+#define _USDT_BLOCK_VARIABLE const union _usdt_slot *_usdt_block_address
+#define USDT_SPEC_OPERAND(number, offset) offset "({|%%}%k0)"
+#elif defined(__arm__)
+#define _USDT_BLOCK_CONSTRAINT "r"
+#define _USDT_BLOCK_VARIABLE register const union _usdt_slot *_usdt_block_address __asm__("r0")
+#define USDT_SPEC_OPERAND(number, offset) "[%0, #" offset "]"
+#elif defined(__s390x__) && !defined(__OPTIMIZE__)
+#define _USDT_BLOCK_CONSTRAINT "a"
+#define _USDT_BLOCK_VARIABLE const union _usdt_slot *_usdt_block_address
+#define USDT_SPEC_OPERAND(number, offset) offset "(%0)"
+#else /* a 64-bit register, printed by its plain operand: `x5`, `a5`, `9`, `%r2`, `$4` */
+#define USDT_SPEC_OPERAND(number, offset) "%" number
+#endif
+#if !defined(USDT_SPEC_NARROW_OPERAND)
+#define USDT_SPEC_NARROW_OPERAND(number, offset) USDT_SPEC_OPERAND(number, offset)
 #endif
 
+/* The size of pointers, `long` and `size_t` in argument specs and notes: 4 or 8, as Linux is
+   ILP32 or LP64 everywhere. */
+#if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 4
+#define USDT_WORD_SIZE "4"
+#define _USDT_ASM_WORD ".4byte"
+#else
+#define USDT_WORD_SIZE "8"
+#define _USDT_ASM_WORD ".8byte"
+#endif
 /* Semaphores: each generated header declares and defines its probes' semaphores, so that
    every module (executable or shared library) whose code fires a probe has its own copy
    without a separate object or library. Each is defined in assembly, in a COMDAT group of
@@ -179,9 +220,67 @@ active:
    attached, so code guarded by it always runs and the probe always has its arguments. */
 #define USDT_ALWAYS_ACTIVE 1
 
-/* One asm operand of a probe: the value converted to its declared type, in a register.
-   The trailing comma separates it from the next operand, or from the semaphore's. */
-#define USDT_ARG(type, value) "r"(_USDT_CONVERTED(type, value)),
+/* One argument of a probe, converted to its declared type: an asm operand in a register,
+   or a slot of the argument block (see USDT_SPEC_OPERAND), named by the member of
+   union _usdt_slot its type fits (C designates it; C++ picks the constructor). The trailing
+   comma separates it from the next. */
+#if defined(_USDT_BLOCK_CONSTRAINT)
+union _usdt_slot {
+    signed char i8;
+    unsigned char u8;
+    short i16;
+    unsigned short u16;
+    int i32;
+    unsigned int u32;
+    long long i64;
+    unsigned long long u64;
+    long word;
+    unsigned long uword;
+#if defined(__cplusplus)
+    bool flag;
+#else
+    _Bool flag; /* <stdbool.h> comes later */
+#endif
+    const void *address;
+#if defined(__cplusplus)
+#define _USDT_SLOT_CONSTRUCTOR(type, member) \
+    __attribute__((always_inline)) _usdt_slot(type value) noexcept : member(value) {}
+    _USDT_SLOT_CONSTRUCTOR(signed char, i8)
+    _USDT_SLOT_CONSTRUCTOR(unsigned char, u8)
+    _USDT_SLOT_CONSTRUCTOR(short, i16)
+    _USDT_SLOT_CONSTRUCTOR(unsigned short, u16)
+    _USDT_SLOT_CONSTRUCTOR(int, i32)
+    _USDT_SLOT_CONSTRUCTOR(unsigned int, u32)
+    _USDT_SLOT_CONSTRUCTOR(long long, i64)
+    _USDT_SLOT_CONSTRUCTOR(unsigned long long, u64)
+    _USDT_SLOT_CONSTRUCTOR(long, word)
+    _USDT_SLOT_CONSTRUCTOR(unsigned long, uword)
+    _USDT_SLOT_CONSTRUCTOR(bool, flag)
+    _USDT_SLOT_CONSTRUCTOR(const void *, address)
+#undef _USDT_SLOT_CONSTRUCTOR
+#endif
+};
+/* The block: the slots, then one more (C has no empty initializer), in an array that lives
+   until the end of the probe's statement. The probe clobbers "memory", so the compiler stores
+   the slots before the site, where it sees only their address taken. */
+#if defined(__cplusplus)
+#define _USDT_SLOT(member, value) ::_usdt_slot(value)
+#define _USDT_LAST_SLOT ::_usdt_slot(false)
+#else
+#define _USDT_SLOT(member, value) {.member = (value)}
+#define _USDT_LAST_SLOT {.flag = 0}
+#endif
+#define USDT_ARG(member, type, value) _USDT_SLOT(member, _USDT_CONVERTED(type, value)),
+/* What a probe site declares before its asm, and the asm's operands before the semaphore's. */
+#define _USDT_DECLARATIONS(operands) \
+    const union _usdt_slot _usdt_block[] = {_USDT_UNPARENTHESIZE operands _USDT_LAST_SLOT}; \
+    _USDT_BLOCK_VARIABLE = _usdt_block;
+#define _USDT_OPERANDS(operands) _USDT_BLOCK_CONSTRAINT(_usdt_block_address),
+#else
+#define USDT_ARG(member, type, value) "r"(_USDT_CONVERTED(type, value)),
+#define _USDT_DECLARATIONS(operands)
+#define _USDT_OPERANDS(operands) _USDT_UNPARENTHESIZE operands
+#endif
 /* A string operand of a probe with a semaphore. A BPF program cannot fault a page in, so a
    string on a page the process never touched (a literal only the probe passes) would read as
    "": while the semaphore is active, the string's first bytes, as many as tracers read, are
@@ -203,7 +302,7 @@ _usdt_touched_string(const char *text, int active) {
     return text;
 }
 #define USDT_STRING_ARG(semaphore, type, value) \
-    "r"(_usdt_touched_string(_USDT_CONVERTED(type, value), USDT_SEMAPHORE_ACTIVE(semaphore))),
+    USDT_ARG(address, type, _usdt_touched_string(_USDT_CONVERTED(type, value), USDT_SEMAPHORE_ACTIVE(semaphore)))
 
 /*
  * The probe site: the nop and its notes. `semaphore` is the semaphore variable; `spec`
@@ -236,7 +335,11 @@ _usdt_touched_string(const char *text, int active) {
 #define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \
     _USDT_SITE(provider, name, "0", "i"(0), spec, operands, clobbers, description)
 #define USDT_MEMORY_CLOBBERS ("memory")
+#if defined(_USDT_BLOCK_CONSTRAINT)
+#define USDT_NO_CLOBBERS ("memory")
+#else
 #define USDT_NO_CLOBBERS ()
+#endif
 /* The instruction a tracer replaces, labelled for the note: a 1-byte nop, which uprobes trap
    with an int3. Defining USDT_X86_NOP5 makes it, on x86-64 only, the 5-byte nop that Linux
    6.18 rewrites after the first hit into a call to its [uprobes-trampoline] page. That call
@@ -258,6 +361,7 @@ _usdt_touched_string(const char *text, int active) {
 #define _USDT_ASCIZ_OPERANDS(...) #__VA_ARGS__
 #define _USDT_SITE(provider, name, semaphore_address, last_operand, spec, operands, clobbers, description) \
     do { \
+        _USDT_DECLARATIONS(operands) \
         __asm__ __volatile__( \
             _USDT_NOP \
             ".pushsection .note.stapsdt, \"?o\", \"note\", .L_usdt_site%=\n" \
@@ -265,7 +369,7 @@ _usdt_touched_string(const char *text, int active) {
             ".4byte 992f-991f, 994f-993f, 3\n" \
             "991: .asciz \"stapsdt\"\n" \
             "992: .balign 4\n" \
-            "993: .8byte .L_usdt_site%=, _.stapsdt.base, " semaphore_address "\n" \
+            "993: " _USDT_ASM_WORD " .L_usdt_site%=, _.stapsdt.base, " semaphore_address "\n" \
             ".asciz \"" provider "\", \"" name "\", \"" spec "\"\n" \
             "994: .balign 4\n" \
             ".popsection\n" \
@@ -281,15 +385,15 @@ _usdt_touched_string(const char *text, int active) {
             ".balign 4\n" \
             ".4byte .L_usdt_site%= - .\n" \
             ".popsection\n" \
-            : : _USDT_UNPARENTHESIZE operands last_operand : _USDT_UNPARENTHESIZE clobbers); \
+            : : _USDT_OPERANDS(operands) last_operand : _USDT_UNPARENTHESIZE clobbers); \
     } while (0)
 
 #else /* !USDT_HAVE_PROBES: arguments are still evaluated exactly once. */
 
 #define USDT_SEMAPHORE_ACTIVE(name) 0
 #define USDT_ALWAYS_ACTIVE 0
-#define USDT_ARG(type, value) (void)_USDT_CONVERTED(type, value);
-#define USDT_STRING_ARG(semaphore, type, value) USDT_ARG(type, value)
+#define USDT_ARG(member, type, value) (void)_USDT_CONVERTED(type, value);
+#define USDT_STRING_ARG(semaphore, type, value) USDT_ARG(address, type, value)
 #define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
 #define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \

@@ -5,25 +5,25 @@
  */
 #include <usdt/usdt.h>
 
-#define TWO_INTS "-4@" USDT_SPEC_NARROW_REGISTER "0 -4@" USDT_SPEC_NARROW_REGISTER "1"
+#define TWO_INTS "-4@" USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" USDT_SPEC_NARROW_OPERAND("1", "8")
 
 int main(int argc, char **argv) {
     (void)argv;
     /* The record names one argument, the note has two. */
-    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "count", TWO_INTS, (USDT_ARG(int, argc) USDT_ARG(int, argc)), USDT_NO_CLOBBERS,
+    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "count", TWO_INTS, (USDT_ARG(i32, int, argc) USDT_ARG(i32, int, argc)), USDT_NO_CLOBBERS,
                                  ("broken.d", "n", "int", "integer"));
     /* The record's second argument lacks its kind. */
-    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "torn", TWO_INTS, (USDT_ARG(int, argc) USDT_ARG(int, argc)), USDT_NO_CLOBBERS,
+    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "torn", TWO_INTS, (USDT_ARG(i32, int, argc) USDT_ARG(i32, int, argc)), USDT_NO_CLOBBERS,
                                  ("broken.d", "a", "int", "integer", "b", "int"));
     /* A kind nobody defined. */
-    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "unknown__kind", TWO_INTS, (USDT_ARG(int, argc) USDT_ARG(int, argc)), USDT_NO_CLOBBERS,
+    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "unknown__kind", TWO_INTS, (USDT_ARG(i32, int, argc) USDT_ARG(i32, int, argc)), USDT_NO_CLOBBERS,
                                  ("broken.d", "a", "int", "integer", "b", "float", "real"));
     /* An argument name that would rewrite a bpftrace program: `x"%` (octal, as the generator
        escapes a file name). usdt list shows it; usdt trace calls the argument arg0. */
-    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "injected", TWO_INTS, (USDT_ARG(int, argc) USDT_ARG(int, argc)), USDT_NO_CLOBBERS,
+    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "injected", TWO_INTS, (USDT_ARG(i32, int, argc) USDT_ARG(i32, int, argc)), USDT_NO_CLOBBERS,
                                  ("broken.d", "x\042\045", "int", "integer", "y", "int", "integer"));
     /* A correct record. */
-    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "fine", TWO_INTS, (USDT_ARG(int, argc) USDT_ARG(int, argc)), USDT_NO_CLOBBERS,
+    USDT_PROBE_WITHOUT_SEMAPHORE("broken", "fine", TWO_INTS, (USDT_ARG(i32, int, argc) USDT_ARG(i32, int, argc)), USDT_NO_CLOBBERS,
                                  ("broken.d", "a", "int", "integer", "b", "unsigned", "integer"));
     return 0;
 }
