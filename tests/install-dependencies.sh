@@ -5,12 +5,17 @@
 set -euo pipefail
 
 build_packages=(cmake make gcc g++ binutils python3 python3-jinja2 python3-pyelftools bpftrace)
-test_packages=(clang lld mold gdb doctest-dev
-               gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user gdb-multiarch
-               gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf
+# tests/cross: every GNU triple of tests/cross/targets.py, qemu-user and gdb-multiarch.
+cross_triples=(i686-linux-gnu arm-linux-gnueabihf arm-linux-gnueabi aarch64-linux-gnu riscv64-linux-gnu
+               powerpc64le-linux-gnu powerpc64-linux-gnu s390x-linux-gnu mips64el-linux-gnuabi64
+               mipsel-linux-gnu)
+test_packages=(clang lld mold gdb doctest-dev qemu-user gdb-multiarch
                systemtap-sdt-dev meson ninja-build pkg-config autoconf
                clang-tidy python3-pyflakes valgrind
                systemtap bpfcc-tools)
+for triple in "${cross_triples[@]}"; do
+  test_packages+=("gcc-$triple" "g++-$triple")
+done
 # perf: Debian's linux-perf; Ubuntu packages it per kernel (linux-tools-$(uname -r)).
 if apt-cache show linux-perf >/dev/null 2>&1; then
   test_packages+=(linux-perf)

@@ -1,9 +1,9 @@
 """What the cross tests share: project/ built for one target, and how its programs must run.
 
-test_aarch64.py and test_unsupported.py each build project/ once, with their own toolchain
-file, in the work directory CTest passes (`ProjectBuild`); their test cases derive from
-`CrossTestCase`. `ProgramRunChecks` holds what the programs print and return, the same on
-every target as on x86-64, whether the target has probes (aarch64) or not (32-bit ARM).
+test_target.py and test_unsupported.py each build project/ once, for the target their
+--target option names (targets.py), in the work directory CTest passes (`ProjectBuild`);
+their test cases derive from `CrossTestCase`. `ProgramRunChecks` holds what the programs print
+and return, the same on every target as on x86-64, whether the target has probes or not.
 
 Importing this module puts tests/integration (expected.py) and tests/package
 (package_support.py) on sys.path.
@@ -13,33 +13,56 @@ import subprocess
 import sys
 import unittest
 from pathlib import Path
-from typing import Dict, Optional, Sequence
+from typing import Dict, Optional
 
 TESTS_DIR = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(TESTS_DIR / "integration"), str(TESTS_DIR / "package")]
 
 import expected
 import package_support as package
+from targets import TARGETS, Target
 from usdt_testing import require_tracer
 
 PROJECT = Path(__file__).with_name("project")
+TOOLCHAIN_FILE = Path(__file__).with_name("debian.cmake")
 
-# Module of expected.MODULES -> the file project/ builds for it.
-MODULE_FILES = {
-    "types_c": "types_c", "types_c_o2": "types_c_o2",
-    "types_cxx": "types_cxx", "types_cxx_o2": "types_cxx_o2",
-    "linked": "linked", "solib": "libsolib.so",
+# project/evaluations.c fires three of myapp.d's probes, with the types programs' notes.
+EVALUATIONS = expected.Module(
+    "\n".join(line for line in expected.TYPES_NOTES.splitlines()
+              if line.split()[:1] in (["myapp:signed__ints"], ["myapp:strings"], ["myapp:twelve"])),
+    expected.MYAPP_D_PROBES)
+
+# Module project/ builds -> (its file, what its notes say).
+MODULES = {
+    "types_c": ("types_c", expected.MODULES["types_c"]),
+    "types_c_o3": ("types_c_o3", expected.MODULES["types_c"]),
+    "types_cxx": ("types_cxx", expected.MODULES["types_cxx"]),
+    "types_cxx_o1": ("types_cxx_o1", expected.MODULES["types_cxx"]),
+    "types_cxx_o2": ("types_cxx_o2", expected.MODULES["types_cxx"]),
+    "flavours": ("flavours", expected.MODULES["flavours"]),
+    "evaluations": ("evaluations", EVALUATIONS),
+    "linked": ("linked", expected.MODULES["linked"]),
+    "solib": ("libsolib.so", expected.MODULES["solib"]),
 }
-TYPES_PROGRAMS = ("types_c", "types_c_o2", "types_cxx", "types_cxx_o2")
+TYPES_PROGRAMS = ("types_c", "types_c_o3", "types_cxx", "types_cxx_o1", "types_cxx_o2")
+# Built without optimization: where s390x passes the argument block.
+UNOPTIMIZED = {"types_c", "types_cxx", "evaluations", "linked", "solib"}
+EVALUATED_ARGUMENTS = 19   # project/evaluations.c
+
+
+def add_target_option(parser) -> None:
+    parser.add_argument("--target", choices=sorted(TARGETS), required=True)
+
+
+def target() -> Target:
+    return TARGETS[package.SETUP.options.target]
 
 
 class ProjectBuild:
-    """project/ configured and built for one target on first use; later calls reuse the
+    """project/ configured and built for the --target on first use; later calls reuse the
     result, a failure included, so that a broken build is not retried by every test."""
 
-    def __init__(self, target: str, toolchain_file: Path, *definitions: str):
-        self.target = target
-        self.toolchain_file = toolchain_file
+    def __init__(self, *definitions: str):
         self.definitions = definitions   # more `NAME=VALUE` cache entries
         self.output = ""                 # what the build printed, stdout and stderr
         self._directory: Optional[Path] = None
@@ -49,7 +72,9 @@ class ProjectBuild:
         if self._directory is None and self._error is None:
             build = package.SETUP.work_dir / "build"
             try:
-                package.configure(PROJECT, build, f"CMAKE_TOOLCHAIN_FILE={self.toolchain_file}",
+                package.configure(PROJECT, build, f"CMAKE_TOOLCHAIN_FILE={TOOLCHAIN_FILE}",
+                                  f"USDT_CROSS_TRIPLE={target().triple}",
+                                  f"USDT_CROSS_EMULATOR={target().qemu}",
                                   f"USDT_SOURCE_DIR={package.SETUP.source_dir}",
                                   f"USDT_INTEGRATION_DIR={TESTS_DIR / 'integration'}",
                                   f"USDT_PYTHON_EXECUTABLE={sys.executable}", *self.definitions)
@@ -61,33 +86,39 @@ class ProjectBuild:
             except AssertionError as error:
                 self._error = str(error)
         if self._error is not None:
-            raise AssertionError(f"building {PROJECT} for {self.target} failed:\n{self._error}")
+            raise AssertionError(f"building {PROJECT} for {target().triple} failed:\n{self._error}")
         return self._directory
 
 
 class CrossTestCase(unittest.TestCase):
     """Reads or runs what `project_build` built; skips (or fails, USDT_REQUIRE_TRACERS=1)
-    when one of `tools` is missing."""
+    when the cross compilers or one of `tools` is missing."""
     maxDiff = None
     project_build: ProjectBuild
-    tools: Dict[str, str] = {}   # tool -> the Debian package that installs it
+    tools: Dict[str, str] = {}   # tool ("{qemu}": the target's) -> the Debian package with it
 
     def setUp(self):
-        for tool, package_name in self.tools.items():
-            require_tracer(self, tool, needs_root=False, package=package_name)
+        self.target = target()
+        compilers = {f"{self.target.triple}-gcc": f"gcc-{self.target.triple}",
+                     f"{self.target.triple}-g++": f"g++-{self.target.triple}"}
+        for tool, package_name in {**compilers, **self.tools}.items():
+            require_tracer(self, tool.format(qemu=self.target.qemu), needs_root=False, package=package_name)
         self.build = self.project_build.directory()
 
     def path(self, module: str) -> str:
-        return str(self.build / MODULE_FILES[module])
+        return str(self.build / MODULES[module][0])
+
+    def expectation(self, module: str) -> expected.Module:
+        return MODULES[module][1]
 
 
 class ProgramRunChecks:
-    """Mixed into a CrossTestCase whose `emulator` is the qemu-user command: each program's
-    exit status and output, written as tests/integration's programs give them on x86-64."""
-    emulator: Sequence[str] = ()
+    """Mixed into a CrossTestCase: each program's exit status and output under qemu-user,
+    written as tests/integration's programs give them on x86-64."""
+    tools = {"{qemu}": "qemu-user"}
 
     def run_program(self, module, *arguments):
-        return subprocess.run([*self.emulator, self.path(module), *arguments],
+        return subprocess.run([self.target.qemu, "-L", self.target.sysroot, self.path(module), *arguments],
                               capture_output=True, text=True, timeout=60)
 
     def test_types_programs_run(self):
@@ -108,3 +139,12 @@ class ProgramRunChecks:
         completed = self.run_program("linked", *expected.LINKED_ARGUMENTS)
         self.assertEqual((completed.returncode, completed.stdout, completed.stderr),
                          (0, "libs has 4 characters\n", ""))
+
+    def test_untraced_lazy_probe_evaluates_nothing(self):
+        completed = self.run_program("flavours")
+        self.assertEqual((completed.returncode, completed.stdout, completed.stderr), (0, "evaluated=0\n", ""))
+
+    def test_probes_evaluate_each_argument_once(self):
+        completed = self.run_program("evaluations")
+        self.assertEqual((completed.returncode, completed.stdout, completed.stderr),
+                         (0, f"evaluated={EVALUATED_ARGUMENTS}\n", ""))

@@ -1,47 +1,44 @@
-"""A target usdt has no probes for: the integration programs cross-compiled for 32-bit ARM
-Linux (project/, toolchain file arm-linux-gnueabihf.cmake). usdt/usdt.h sets
+"""A target usdt has no probes for (--target, targets.py: 32-bit MIPS): the integration
+programs cross-compiled for it (project/, toolchain file debian.cmake). usdt/usdt.h sets
 USDT_HAVE_PROBES to 0 there, so a probe must compile to the evaluation of its arguments
 instead of failing the build:
 
   - the build: every source compiled by the cross compiler with -Wall -Wextra -Wpedantic
     -Werror, and not one warning printed (the linker's included);
-  - readelf: every module 32-bit ARM, without a stapsdt note or a `.note.stapsdt`,
+  - readelf: every module the target's, without a stapsdt note or a `.note.stapsdt`,
     `.note.usdt` or `.stapsdt.base` section; each semaphore still a variable, zero, in
     `.probes` as on targets with probes (units built either way agree on it);
-  - qemu-arm: each program's exit status and output, the same as on x86-64.
+  - qemu-user: each program's exit status and output, the same as on x86-64, and each
+    probe argument evaluated exactly once.
 
 The project is configured and built once, in the work directory CTest passes (cross_project.py).
 """
 
 import json
+import re
 import shlex
 from pathlib import Path
 
 import cross_project   # first: puts tests/integration and tests/package on sys.path
 import elf_notes
-import expected
 import package_support as package
 from usdt_testing import main
 
-TOOLCHAIN_FILE = Path(__file__).with_name("arm-linux-gnueabihf.cmake")
-EMULATOR = ("qemu-arm", "-L", "/usr/arm-linux-gnueabihf")
 STRICT_FLAGS = ("-Wall", "-Wextra", "-Wpedantic", "-Werror")
 # project/ already compiles its programs strictly; these flags make sure of it for every
 # file. compile_commands.json shows what ran.
 PROJECT_BUILD = cross_project.ProjectBuild(
-    "arm-linux-gnueabihf", TOOLCHAIN_FILE,
     f"CMAKE_C_FLAGS={' '.join(STRICT_FLAGS)}", f"CMAKE_CXX_FLAGS={' '.join(STRICT_FLAGS)}",
     "CMAKE_EXPORT_COMPILE_COMMANDS=ON")
 
 # Every file project/ compiles: the program sources (generated headers add none).
-COMPILED_FILES = {"types.c", "types.cpp", "solib.c", "archive.c", "objects.c", "linked.c"}
+COMPILED_FILES = {"types.c", "types.cpp", "flavours.cpp", "evaluations.c", "solib.c", "archive.c",
+                  "objects.c", "linked.c"}
 PROBE_SECTIONS = {".note.stapsdt", ".note.usdt", ".stapsdt.base"}
 
 
 class CrossTestCase(cross_project.CrossTestCase):
     project_build = PROJECT_BUILD
-    tools = {"arm-linux-gnueabihf-gcc": "gcc-arm-linux-gnueabihf",
-             "arm-linux-gnueabihf-g++": "g++-arm-linux-gnueabihf"}
 
 
 class BuildTest(CrossTestCase):
@@ -56,21 +53,21 @@ class BuildTest(CrossTestCase):
         for entry in entries:
             with self.subTest(file=entry["file"]):
                 command = shlex.split(entry["command"])
-                self.assertRegex(Path(command[0]).name, r"^arm-linux-gnueabihf-g(cc|\+\+)$")
+                self.assertRegex(Path(command[0]).name, rf"^{re.escape(self.target.triple)}-g(cc|\+\+)$")
                 for flag in STRICT_FLAGS:
                     self.assertIn(flag, command)
 
 
 class NotesTest(CrossTestCase):
-    def test_modules_are_32_bit_arm(self):
-        for module in cross_project.MODULE_FILES:
+    def test_modules_are_the_targets(self):
+        for module in cross_project.MODULES:
             with self.subTest(module=module):
                 header = package.run(["readelf", "-h", self.path(module)]).stdout
-                self.assertRegex(header, r"Class:\s+ELF32\n")
-                self.assertRegex(header, r"Machine:\s+ARM\n")
+                self.assertRegex(header, rf"Class:\s+{self.target.elf_class}\n")
+                self.assertRegex(header, rf"Machine:\s+{re.escape(self.target.machine)}\n")
 
     def test_no_probe_notes_or_sections(self):
-        for module in cross_project.MODULE_FILES:
+        for module in cross_project.MODULES:
             with self.subTest(module=module):
                 self.assertEqual(elf_notes.notes(self.path(module)), [])
                 self.assertEqual(PROBE_SECTIONS & set(package.section_names(self.path(module))), set())
@@ -78,12 +75,12 @@ class NotesTest(CrossTestCase):
     def test_semaphores_are_plain_zero_variables(self):
         # Code may name a semaphore (systemtap's header allows it), so each still links:
         # one zero-initialized variable per probe, in `.probes`.
-        for module in cross_project.MODULE_FILES:
+        for module in cross_project.MODULES:
             with self.subTest(module=module):
                 path = self.path(module)
                 probes = elf_notes.sections(path)[".probes"]
                 symbols = elf_notes.symbols(path)
-                for probe in expected.MODULES[module].declared:
+                for probe in self.expectation(module).declared:
                     symbol = probe.replace(":", "_") + "_semaphore"
                     # A shared library lists it in .dynsym and .symtab: one address either way.
                     addresses = {value for name, value in symbols if name == symbol}
@@ -92,10 +89,9 @@ class NotesTest(CrossTestCase):
 
 
 class UnderQemuTest(cross_project.ProgramRunChecks, CrossTestCase):
-    tools = {**CrossTestCase.tools, "qemu-arm": "qemu-user"}
-    emulator = EMULATOR
+    pass
 
 
 if __name__ == "__main__":
-    package.parse_arguments()
+    package.parse_arguments(cross_project.add_target_option)
     main()

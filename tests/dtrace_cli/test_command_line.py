@@ -158,7 +158,7 @@ class PreprocessorTest(CommandLineTestCase):
     def test_dash_C_preprocesses_a_file_without_directives(self):
         (self.directory / "probes.d").write_text("provider myapp { probe done(STATUS_TYPE status); };\n")
         self.assert_succeeds(self.usdt_dtrace("-C", "-DSTATUS_TYPE=short", "-h", "-s", "probes.d"))
-        self.assertIn("USDT_ARG(short, arg0)", (self.directory / "probes.h").read_text())
+        self.assertIn("USDT_ARG(i16, short, arg0)", (self.directory / "probes.h").read_text())
         # Without -C, as with systemtap's dtrace, -D does not reach a file without directives.
         result = self.usdt_dtrace("-DSTATUS_TYPE=short", "-h", "-s", "probes.d")
         self.assert_fails(result, 1, "probes.d:1:29: error: argument type 'STATUS_TYPE'")

@@ -1,5 +1,5 @@
 """What the embedding tests share: tests/package (package_support.py) and tests/cross
-(remote_gdb_probes.py, test_aarch64.py's target) made importable, where the consumer
+(remote_gdb_probes.py, targets.py) made importable, where the consumer
 projects are, and the checks every module with probes must pass: its notes (readelf) and the
 values gdb reads at its probes.
 

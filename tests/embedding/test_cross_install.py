@@ -5,7 +5,7 @@ code at all (no prebuilt runtime to link). cross_consumer/ is configured against
 (-Dusdt_DIR, a host package) twice, each with the stand-in sysroot aarch64_sysroot/
 (CMAKE_SYSROOT) whose target_word.h the .d file #includes, and built once each:
 
-  - GCC: aarch64-gcc-sysroot.cmake (tests/cross/aarch64-linux-gnu.cmake and the sysroot),
+  - GCC: aarch64-gcc-sysroot.cmake (tests/cross/debian.cmake for aarch64 and the sysroot),
     with CMAKE_C_COMPILER_LAUNCHER a script that records what it runs: the .d file is
     preprocessed through it, with --sysroot;
   - Clang: aarch64-clang-sysroot.cmake, the build machine's clang told the target with
@@ -25,13 +25,14 @@ from pathlib import Path
 from embedding_support import PROJECTS, assert_notes, package
 import elf_notes
 import remote_gdb_probes
-import test_aarch64
 import usdt_testing
+from targets import TARGETS
 
 PROJECT = PROJECTS / "cross_consumer"
 SYSROOT = PROJECTS / "aarch64_sysroot"   # the toolchain files' CMAKE_SYSROOT
 NOTES = {"target:aarch64": "2 8"}   # TARGET_WORD is unsigned short in the sysroot's target_word.h
-OPERANDS = (test_aarch64.NARROW_ARGUMENT, test_aarch64.WIDE_ARGUMENT)
+AARCH64 = TARGETS["aarch64"]
+EMULATOR = (AARCH64.qemu, "-L", AARCH64.sysroot)
 LAUNCHER = """\
 #!/bin/sh
 # A compiler launcher, as ccache is one: records each command, then runs it.
@@ -80,12 +81,12 @@ class CrossBuildTestCase(unittest.TestCase):
     def test_has_the_probes_note_in_aarch64_registers(self):
         assert_notes(self, self.program, NOTES)
         for note in elf_notes.notes(str(self.program)):
-            for argument, operand in zip(note.arguments, OPERANDS):
-                self.assertRegex(argument, f"^{operand.pattern}$", " ".join(note.arguments))
+            for argument in note.arguments:
+                self.assertRegex(argument, rf"^-?[1248]@{AARCH64.register}$", " ".join(note.arguments))
 
     def test_runs_under_qemu(self):
         usdt_testing.require_tracer(self, "qemu-aarch64", needs_root=False, package="qemu-user")
-        result = package.run([*test_aarch64.EMULATOR, self.program, "Ada"])
+        result = package.run([*EMULATOR, self.program, "Ada"])
         self.assertEqual((result.stdout, result.stderr), ("target:aarch64 fired for Ada\n", ""))
 
 
@@ -127,7 +128,7 @@ class GccToolchainTest(CrossBuildTestCase):
     def test_gdb_reads_the_arguments_over_qemu(self):
         for tool, package_name in (("qemu-aarch64", "qemu-user"), ("gdb-multiarch", "gdb-multiarch")):
             usdt_testing.require_tracer(self, tool, needs_root=False, package=package_name)
-        run = remote_gdb_probes.run(test_aarch64.EMULATOR, test_aarch64.SYSROOT, str(self.program), ["Ada"],
+        run = remote_gdb_probes.run(EMULATOR, AARCH64.sysroot, str(self.program), ["Ada"],
                                     {"target:aarch64": [1]})
         self.assertEqual([(hit.probe, hit.values) for hit in run.hits], [("target:aarch64", (2, "Ada"))], run.output)
         self.assertTrue(run.exited_normally, run.output)

@@ -49,14 +49,20 @@ def string_indices(hits) -> Dict[str, List[int]]:
     return indices
 
 
+def sized_notes(notes: str, pointer_size: int = 8) -> str:
+    """Notes written with `W` for the size of a pointer (`long`, `size_t`, strings, pointers):
+    8 on 64-bit targets, 4 on 32-bit ones."""
+    return notes.replace("W@", f"{pointer_size}@")
+
+
 @dataclass(frozen=True)
 class Module:
     notes: str                # one line per probe: `provider:name` and each argument's `[-]SIZE@`
     declared: Tuple[str, ...]  # every probe of the module's .d files with a semaphore: one each
     sites: Dict[str, int] = field(default_factory=dict)  # exact site counts, where it matters
 
-    def expected_specs(self) -> Dict[str, Tuple[str, ...]]:
-        lines = (line.split() for line in self.notes.strip().splitlines())
+    def expected_specs(self, pointer_size: int = 8) -> Dict[str, Tuple[str, ...]]:
+        lines = (line.split() for line in sized_notes(self.notes, pointer_size).strip().splitlines())
         return {words[0]: tuple(words[1:]) for words in lines}
 
 
@@ -66,15 +72,15 @@ TYPES_ARGUMENTS = ("0", "/tmp/usdt/path", "worker")
 TYPES_NOTES = """
 myapp:signed__ints -1@ -2@ -4@ -8@
 myapp:unsigned__ints 1@ 2@ 4@ 8@
-myapp:keyword__ints -1@ -2@ -4@ -8@ 4@ 8@
-myapp:flags 1@ 1@ 8@ -8@
-myapp:strings 8@ 8@ 8@
-myapp:pointers 8@ 8@ 8@
+myapp:keyword__ints -1@ -2@ -4@ -W@ 4@ 8@
+myapp:flags 1@ 1@ W@ -W@
+myapp:strings W@ W@ W@
+myapp:pointers W@ W@ W@
 myapp:nothing
-myapp:twelve -1@ 1@ -2@ 2@ -4@ 4@ -8@ 8@ -1@ 1@ 8@ 8@
-myapp:request__start 8@ 8@
+myapp:twelve -1@ 1@ -2@ 2@ -4@ 4@ -8@ 8@ -1@ 1@ W@ W@
+myapp:request__start 8@ W@
 myapp:delete -4@
-second:hello -4@ 8@
+second:hello -4@ W@
 second:bye
 other:tick 8@ -2@
 """
@@ -89,30 +95,36 @@ U8_MAX, U16_MAX, U32_MAX, U64_MAX = 255, 65535, 4294967295, 18446744073709551615
 I8_MIN, I16_MIN, I32_MIN, I64_MIN = -128, -32768, -2147483648, -9223372036854775808
 I8_MAX, I16_MAX, I32_MAX, I64_MAX = 127, 32767, 2147483647, 9223372036854775807
 
-# argc is 4; "/tmp/usdt/path" has 14 characters, "worker" 6; 'w' is 119, 'o' 111.
-TYPES_HITS = (
-    Hit("myapp:signed__ints", (I8_MIN, I16_MIN, I32_MIN, I64_MIN)),
-    Hit("myapp:unsigned__ints", (0, 0, 0, 0)),
-    Hit("myapp:signed__ints", (I8_MAX, I16_MAX, I32_MAX, I64_MAX)),
-    Hit("myapp:unsigned__ints", (U8_MAX, U16_MAX, U32_MAX, U64_MAX)),
-    Hit("myapp:signed__ints", (-1, -1, -1, -1)),
-    Hit("myapp:unsigned__ints", (1, 2, 3, 4)),
-    Hit("myapp:signed__ints", (0, 0, 0, 0)),
-    Hit("myapp:unsigned__ints", (0, 0, 0, 0)),
-    Hit("myapp:unsigned__ints", (U8_MAX, U16_MAX, U32_MAX, U64_MAX)),
-    Hit("myapp:keyword__ints", (119, -4000, I32_MIN, I64_MAX, U32_MAX, U64_MAX)),
-    Hit("myapp:flags", (1, 0, 14, -6)),
-    Hit("myapp:strings", (Text("/tmp/usdt/path"), Text(""), Text("worker-copy"))),
-    Hit("myapp:pointers", (Address("foo"), 0, Address("foo"))),
-    Hit("myapp:nothing"),
-    Hit("myapp:twelve", (I8_MIN, U8_MAX, I16_MIN, U16_MAX, I32_MIN, U32_MAX,
-                         I64_MIN, U64_MAX, 111, 1, Text("worker"), U64_MAX)),
-    Hit("myapp:request__start", (1 << 40, Text("/tmp/usdt/path"))),
-    Hit("myapp:delete", (-42,)),
-    Hit("second:hello", (4, Text("world"))),
-    Hit("second:bye"),
-    Hit("other:tick", (12345678901234, -2)),
-)
+def types_hits(pointer_size: int = 8) -> Tuple[Hit, ...]:
+    """What the types programs fire where a pointer, `long` and `size_t` have `pointer_size`
+    bytes. argc is 4; "/tmp/usdt/path" has 14 characters, "worker" 6; 'w' is 119, 'o' 111."""
+    long_max, size_max = (I64_MAX, U64_MAX) if pointer_size == 8 else (I32_MAX, U32_MAX)
+    return (
+        Hit("myapp:signed__ints", (I8_MIN, I16_MIN, I32_MIN, I64_MIN)),
+        Hit("myapp:unsigned__ints", (0, 0, 0, 0)),
+        Hit("myapp:signed__ints", (I8_MAX, I16_MAX, I32_MAX, I64_MAX)),
+        Hit("myapp:unsigned__ints", (U8_MAX, U16_MAX, U32_MAX, U64_MAX)),
+        Hit("myapp:signed__ints", (-1, -1, -1, -1)),
+        Hit("myapp:unsigned__ints", (1, 2, 3, 4)),
+        Hit("myapp:signed__ints", (0, 0, 0, 0)),
+        Hit("myapp:unsigned__ints", (0, 0, 0, 0)),
+        Hit("myapp:unsigned__ints", (U8_MAX, U16_MAX, U32_MAX, U64_MAX)),
+        Hit("myapp:keyword__ints", (119, -4000, I32_MIN, long_max, U32_MAX, U64_MAX)),
+        Hit("myapp:flags", (1, 0, 14, -6)),
+        Hit("myapp:strings", (Text("/tmp/usdt/path"), Text(""), Text("worker-copy"))),
+        Hit("myapp:pointers", (Address("foo"), 0, Address("foo"))),
+        Hit("myapp:nothing"),
+        Hit("myapp:twelve", (I8_MIN, U8_MAX, I16_MIN, U16_MAX, I32_MIN, U32_MAX,
+                             I64_MIN, U64_MAX, 111, 1, Text("worker"), size_max)),
+        Hit("myapp:request__start", (1 << 40, Text("/tmp/usdt/path"))),
+        Hit("myapp:delete", (-42,)),
+        Hit("second:hello", (4, Text("world"))),
+        Hit("second:bye"),
+        Hit("other:tick", (12345678901234, -2)),
+    )
+
+
+TYPES_HITS = types_hits()
 
 # The guarded program: spins until traced, then fires once.
 GUARDED_VALUE = -1234567890123
@@ -159,9 +171,9 @@ MODULES = {
     "types_cxx": Module(TYPES_NOTES, MYAPP_D_PROBES + ("other:tick",)),
     "types_cxx_o2": Module(TYPES_NOTES, MYAPP_D_PROBES + ("other:tick",)),
     "guarded": Module("myapp:guarded -8@", MYAPP_D_PROBES),
-    "flavours": Module("lazy:guarded -8@ 8@\nlazy:plain 4@", ("lazy:guarded",)),
+    "flavours": Module("lazy:guarded -8@ W@\nlazy:plain 4@", ("lazy:guarded",)),
     # archive:fire: one site in the static library, one in the program, one semaphore.
-    "linked": Module("archive:fire -4@ 8@\nobjects:built 2@", ("archive:fire", "objects:built"),
+    "linked": Module("archive:fire -4@ W@\nobjects:built 2@", ("archive:fire", "objects:built"),
                      sites={"archive:fire": 2}),
-    "solib": Module("solib:work -8@ 8@\nsolib:guarded 4@", ("solib:work", "solib:guarded")),
+    "solib": Module("solib:work -8@ W@\nsolib:guarded 4@", ("solib:work", "solib:guarded")),
 }

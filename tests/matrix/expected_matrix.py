@@ -52,5 +52,5 @@ HITS = expected.TYPES_HITS + EDGES_HITS
 
 def specs():
     """provider:name -> the `[-]SIZE@` of each argument, for every probe with a note."""
-    lines = (expected.TYPES_NOTES + EDGES_NOTES).splitlines()
+    lines = expected.sized_notes(expected.TYPES_NOTES + EDGES_NOTES).splitlines()
     return {words[0]: tuple(words[1:]) for words in (line.split() for line in lines) if words}

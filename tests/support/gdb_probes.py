@@ -71,13 +71,14 @@ def run(program: str, arguments: Sequence[str], string_indices: Dict[str, Sequen
     return result(completed.stdout, completed.stdout + completed.stderr)
 
 
-def probe_commands(string_indices: Dict[str, Sequence[int]]) -> List[str]:
+def probe_commands(string_indices: Dict[str, Sequence[int]], reporter: str = "usdt_report") -> List[str]:
     """gdb commands that list the probes, then break on each one and report its arguments
-    through REPORTER (which must be defined first)."""
+    through `reporter`, REPORTER's function or one that takes the same arguments (which must
+    be defined first)."""
     lines = [f"echo {_PROBES_BEGIN}\\n", "info probes", f"echo {_PROBES_END}\\n"]
     for probe, indices in string_indices.items():
         lines += [f"break -probe-stap {probe}", "commands", "silent",
-                  f"python usdt_report({probe!r}, {sorted(indices)!r})", "continue", "end"]
+                  f"python {reporter}({probe!r}, {sorted(indices)!r})", "continue", "end"]
     return lines
 
 
