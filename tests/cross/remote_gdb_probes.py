@@ -43,10 +43,11 @@ def usdt_locate_sites():
         for address, (location, specs) in zip(sorted(addresses), noted):
             usdt_sites[address] = specs
 def usdt_register(name):
-    if name.startswith("$") and name[1:].isdigit():
-        name = USDT_MIPS_NAMES[int(name[1:])]
-    # Through long: gdb types the stack pointer as a pointer.
-    return int(gdb.parse_and_eval("$" + name.lstrip("%")).cast(gdb.lookup_type("long")))
+    name = name.lstrip("$%")
+    if name.isdigit():
+        name = USDT_MIPS_NAMES[int(name)]
+    # Cast: gdb types the stack pointer as a pointer.
+    return int(gdb.parse_and_eval("(long)$" + name))
 def usdt_argument(spec):
     size, operand = spec.split("@", 1)
     signed, size = size.startswith("-"), abs(int(size))
