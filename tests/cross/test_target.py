@@ -5,6 +5,7 @@ project/, toolchain file debian.cmake), then read and run on this x86-64 machine
     and sign (tests/integration/expected.py, pointer-sized ones the target's word); every
     operand in a form the target's tracers parse (targets.py): a register, or an 8-byte slot
     of the argument block; Base the `.stapsdt.base` address; semaphores inside `.probes`;
+  - Clang (--target): the types programs compiled without a warning, operands as above;
   - `usdt list`: every probe with the names and types its `.note.usdt` records declare;
   - qemu-user: each program's exit status and output (cross_project.ProgramRunChecks), each
     argument evaluated once;
@@ -32,6 +33,23 @@ MODULES = cross_project.MODULES
 TYPES_PROGRAMS = cross_project.TYPES_PROGRAMS
 SPEC = re.compile(r"(?P<prefix>-?\d+@)(?P<operand>.*)")
 SEMAPHORE_SIZE = 2   # unsigned short
+
+
+def assert_operand_forms(test, target, notes, optimized):
+    """Each argument is in a register, or in an 8-byte slot of the argument block (argument N at
+    byte 8 * N of one register's address), as the target's tracers parse them."""
+    in_block = target.block is not None and not (target.block_unoptimized_only and optimized)
+    for note in notes:
+        where = f"{note.probe} at {note.location:#x}: {' '.join(note.arguments)}"
+        operands = [SPEC.match(argument)["operand"] for argument in note.arguments]
+        if not in_block:
+            for operand in operands:
+                test.assertRegex(operand, f"^{target.register}$", where)
+            continue
+        slots = [re.fullmatch(target.block, operand) for operand in operands]
+        test.assertTrue(all(slots), where)
+        test.assertEqual([int(slot["offset"]) for slot in slots], [8 * index for index in range(len(slots))], where)
+        test.assertLessEqual(len({slot["base"] for slot in slots}), 1, where)
 
 
 class CrossTestCase(cross_project.CrossTestCase):
@@ -66,22 +84,9 @@ class NotesTest(CrossTestCase):
 
     def test_operands_are_forms_the_targets_tracers_parse(self):
         for module in MODULES:
-            in_block = self.target.block is not None and (
-                not self.target.block_unoptimized_only or module in cross_project.UNOPTIMIZED)
-            with self.subTest(module=module, argument_block=in_block):
-                for note in self.notes(module):
-                    where = f"{note.probe} at {note.location:#x}: {' '.join(note.arguments)}"
-                    operands = [SPEC.match(argument)["operand"] for argument in note.arguments]
-                    if not in_block:
-                        for operand in operands:
-                            self.assertRegex(operand, f"^{self.target.register}$", where)
-                        continue
-                    # One register holds the block; argument N is at byte 8 * N.
-                    slots = [re.fullmatch(self.target.block, operand) for operand in operands]
-                    self.assertTrue(all(slots), where)
-                    self.assertEqual([int(slot["offset"]) for slot in slots],
-                                     [8 * index for index in range(len(slots))], where)
-                    self.assertLessEqual(len({slot["base"] for slot in slots}), 1, where)
+            optimized = module not in cross_project.UNOPTIMIZED
+            with self.subTest(module=module):
+                assert_operand_forms(self, self.target, self.notes(module), optimized)
 
     def test_base_is_the_stapsdt_base_section(self):
         for module in MODULES:
@@ -120,6 +125,29 @@ class NotesTest(CrossTestCase):
                 text = elf_notes.sections(self.path(module))[".text"]
                 for note in self.notes(module):
                     self.assertTrue(text.contains(note.location), f"{note.probe} at {note.location:#x}")
+
+
+class ClangTest(CrossTestCase):
+    """The build machine's Clang, told the target (--target), compiles the same programs
+    without a warning, and puts their arguments where the target's tracers read them."""
+    tools = {"clang": "clang"}
+    SOURCES = (("types.c", "clang", "-std=c99"), ("types.cpp", "clang++", "-std=c++11"))
+
+    def test_compiles_cleanly_with_operands_tracers_parse(self):
+        programs = cross_project.TESTS_DIR / "integration" / "programs"
+        headers = self.build / "types_c.usdt"   # myapp.h and other.h, generated for types_c
+        for (source, compiler, standard), optimization in [(source, level) for source in self.SOURCES
+                                                           for level in ("-O0", "-O2")]:
+            with self.subTest(source=source, optimization=optimization):
+                object_file = package.SETUP.work_dir / f"clang{optimization}-{source}.o"
+                completed = package.run([compiler, f"--target={self.target.triple}", standard, optimization,
+                                         "-Wall", "-Wextra", "-Wpedantic", "-Werror", f"-I{headers}",
+                                         "-c", programs / source, "-o", object_file])
+                self.assertEqual(completed.stderr, "")
+                notes = elf_notes.notes(str(object_file))
+                self.assertEqual(sorted({note.probe for note in notes}),
+                                 sorted(self.expectation("types_c").expected_specs()))
+                assert_operand_forms(self, self.target, notes, optimization != "-O0")
 
 
 class ListTest(CrossTestCase):
