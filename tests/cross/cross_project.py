@@ -26,7 +26,8 @@ from usdt_testing import require_tracer
 PROJECT = Path(__file__).with_name("project")
 TOOLCHAIN_FILE = Path(__file__).with_name("debian.cmake")
 
-# project/evaluations.c fires three of myapp.d's probes, with the types programs' notes.
+# project/evaluations.c fires three of myapp.d's probes, with the types programs' notes; the
+# linker dropped the fourth, myapp:nothing, with the dead function it is in.
 EVALUATIONS = expected.Module(
     "\n".join(line for line in expected.TYPES_NOTES.splitlines()
               if line.split()[:1] in (["myapp:signed__ints"], ["myapp:strings"], ["myapp:twelve"])),

@@ -1,7 +1,8 @@
 /*
  * Counts how often a probe evaluates its arguments: exactly once each, on a target with probes
  * and on one where they compile away. Prints `evaluated=N`, N the number of arguments below
- * (19); tests/cross checks it under qemu-user, untraced.
+ * (19); tests/cross checks it under qemu-user, untraced. Built with -ffunction-sections and
+ * linked with --gc-sections.
  */
 #include <stdio.h>
 
@@ -12,6 +13,13 @@ static int evaluated;
 static int counted(int value) {
     ++evaluated;
     return value;
+}
+
+/* Called by nothing, and linked with --gc-sections: its probe's note, linked to its code
+   (SHF_LINK_ORDER), goes with it, so the module has no note for myapp:nothing. */
+void unused_probed_function(void);
+void unused_probed_function(void) {
+    MYAPP_NOTHING();
 }
 
 int main(int argc, char **argv) {
