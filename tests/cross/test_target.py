@@ -25,6 +25,7 @@ from collections import defaultdict
 import cross_project   # first: puts tests/integration and tests/package on sys.path
 import elf_notes
 import expected
+import module_checks
 import package_support as package
 import remote_gdb_probes
 from usdt_testing import main
@@ -32,7 +33,6 @@ from usdt_testing import main
 MODULES = cross_project.MODULES
 TYPES_PROGRAMS = cross_project.TYPES_PROGRAMS
 SPEC = re.compile(r"(?P<prefix>-?\d+@)(?P<operand>.*)")
-SEMAPHORE_SIZE = 2   # unsigned short
 
 
 def assert_operand_forms(test, target, notes, optimized):
@@ -91,58 +91,35 @@ class NotesTest(CrossTestCase):
     def test_base_is_the_stapsdt_base_section(self):
         for module in MODULES:
             with self.subTest(module=module):
-                base_section = elf_notes.sections(self.path(module)).get(".stapsdt.base")
-                self.assertIsNotNone(base_section, "no .stapsdt.base section")
-                self.assertNotEqual(base_section.address, 0)
-                for note in self.notes(module):
-                    self.assertEqual(note.base, base_section.address, f"{note.probe} at {note.location:#x}")
+                module_checks.assert_base_is_stapsdt_base(self, self.path(module))
 
     def test_one_semaphore_per_probe_in_probes_section(self):
         for module in MODULES:
             with self.subTest(module=module):
-                path = self.path(module)
-                declared = self.expectation(module).declared
-                probes_section = elf_notes.sections(path).get(".probes")
-                self.assertIsNotNone(probes_section, "no .probes section")
-                # Exactly the declared probes' semaphores: a second copy would grow the section.
-                self.assertEqual(probes_section.size, SEMAPHORE_SIZE * len(declared),
-                                 f".probes size for {len(declared)} probes")
-                symbols = elf_notes.symbols(path)
-                semaphore_of = {}
-                for probe in declared:
-                    symbol = probe.replace(":", "_") + "_semaphore"
-                    values = [value for name, value in symbols if name == symbol]
-                    self.assertEqual(len(values), 1, f"symbol {symbol} (hidden: not in .dynsym)")
-                    self.assertTrue(probes_section.contains(values[0]), f"{symbol} at {values[0]:#x}")
-                    semaphore_of[probe] = values[0]
-                for note in self.notes(module):
-                    self.assertEqual(note.semaphore, semaphore_of.get(note.probe, 0),
-                                     f"{note.probe} at {note.location:#x}: semaphore")
+                module_checks.assert_one_semaphore_per_probe(self, self.path(module), self.expectation(module).declared)
 
     def test_locations_are_in_text(self):
         for module in MODULES:
             with self.subTest(module=module):
-                text = elf_notes.sections(self.path(module))[".text"]
-                for note in self.notes(module):
-                    self.assertTrue(text.contains(note.location), f"{note.probe} at {note.location:#x}")
+                module_checks.assert_locations_in_text(self, self.path(module))
 
 
 class ClangTest(CrossTestCase):
     """The build machine's Clang, told the target (--target), compiles the same programs
     without a warning, and puts their arguments where the target's tracers read them."""
     tools = {"clang": "clang"}
-    SOURCES = (("types.c", "clang", "-std=c99"), ("types.cpp", "clang++", "-std=c++11"))
+    SOURCES = (("types.c", "clang", "-std=c99"), ("types.cpp", "clang++", "-std=c++11", "-Wold-style-cast"))
 
     def test_compiles_cleanly_with_operands_tracers_parse(self):
         programs = cross_project.TESTS_DIR / "integration" / "programs"
         headers = self.build / "types_c.usdt"   # myapp.h and other.h, generated for types_c
-        for (source, compiler, standard), optimization in [(source, level) for source in self.SOURCES
-                                                           for level in ("-O0", "-O2")]:
+        for (source, compiler, *flags), optimization in [(source, level) for source in self.SOURCES
+                                                         for level in ("-O0", "-O2")]:
             with self.subTest(source=source, optimization=optimization):
                 object_file = package.SETUP.work_dir / f"clang{optimization}-{source}.o"
-                completed = package.run([compiler, f"--target={self.target.triple}", standard, optimization,
-                                         "-Wall", "-Wextra", "-Wpedantic", "-Werror", f"-I{headers}",
-                                         "-c", programs / source, "-o", object_file])
+                completed = package.run([compiler, f"--target={self.target.triple}", *flags, optimization,
+                                         "-Wall", "-Wextra", "-Wpedantic", "-Wconversion", "-Wsign-conversion",
+                                         "-Werror", f"-I{headers}", "-c", programs / source, "-o", object_file])
                 self.assertEqual(completed.stderr, "")
                 notes = elf_notes.notes(str(object_file))
                 self.assertEqual(sorted({note.probe for note in notes}),

@@ -10,13 +10,13 @@ from collections import defaultdict
 import built_programs
 import elf_notes
 import expected
+import module_checks
 from usdt_testing import main
 
 PROGRAMS = {}
 
 SPEC_PREFIX = re.compile(r"-?\d+@")
 REGISTER_OPERAND = re.compile(r"-?[1248]@%[a-z][a-z0-9]*")
-SEMAPHORE_SIZE = 2   # unsigned short
 
 
 def notes_by_probe(notes):
@@ -69,38 +69,12 @@ class NotesTest(unittest.TestCase):
     def test_one_semaphore_per_probe_in_probes_section(self):
         for module, expectation in expected.MODULES.items():
             with self.subTest(module=module):
-                path = PROGRAMS[module]
-                probes_section = elf_notes.sections(path).get(".probes")
-                self.assertIsNotNone(probes_section, "no .probes section")
-                # Exactly the declared probes' semaphores: a second copy would grow the section.
-                self.assertEqual(probes_section.size, SEMAPHORE_SIZE * len(expectation.declared),
-                                 f".probes size for {len(expectation.declared)} probes")
-
-                symbols = elf_notes.symbols(path)
-                semaphore_of = {}
-                for probe in expectation.declared:
-                    provider, name = probe.split(":")
-                    symbol = f"{provider}_{name}_semaphore"
-                    values = [value for symbol_name, value in symbols if symbol_name == symbol]
-                    self.assertEqual(len(values), 1, f"symbol {symbol} (hidden: not in .dynsym)")
-                    self.assertTrue(probes_section.contains(values[0]), f"{symbol} at {values[0]:#x}")
-                    semaphore_of[probe] = values[0]
-
-                for note in elf_notes.notes(path):
-                    # A probe without a semaphore records address 0.
-                    self.assertEqual(note.semaphore, semaphore_of.get(note.probe, 0),
-                                     f"{note.probe} at {note.location:#x}: semaphore")
+                module_checks.assert_one_semaphore_per_probe(self, PROGRAMS[module], expectation.declared)
 
     def test_base_is_the_stapsdt_base_section(self):
-        # Tracers relocate each probe by (actual .stapsdt.base - note's base).
         for module in expected.MODULES:
             with self.subTest(module=module):
-                path = PROGRAMS[module]
-                base_section = elf_notes.sections(path).get(".stapsdt.base")
-                self.assertIsNotNone(base_section, "no .stapsdt.base section")
-                self.assertNotEqual(base_section.address, 0)
-                for note in elf_notes.notes(path):
-                    self.assertEqual(note.base, base_section.address, f"{note.probe} at {note.location:#x}")
+                module_checks.assert_base_is_stapsdt_base(self, PROGRAMS[module])
 
     def test_each_site_describes_its_probe(self):
         # Every stapsdt note has a .note.usdt twin (both are dropped or kept together), and all
@@ -124,10 +98,7 @@ class NotesTest(unittest.TestCase):
     def test_locations_are_in_text(self):
         for module in expected.MODULES:
             with self.subTest(module=module):
-                path = PROGRAMS[module]
-                text = elf_notes.sections(path)[".text"]
-                for note in elf_notes.notes(path):
-                    self.assertTrue(text.contains(note.location), f"{note.probe} at {note.location:#x}")
+                module_checks.assert_locations_in_text(self, PROGRAMS[module])
 
 
 if __name__ == "__main__":

@@ -226,14 +226,16 @@ active:
    comma separates it from the next. */
 #if defined(_USDT_BLOCK_CONSTRAINT)
 union _usdt_slot {
-    signed char i8;
-    unsigned char u8;
-    short i16;
-    unsigned short u16;
-    int i32;
-    unsigned int u32;
-    long long i64;
-    unsigned long long u64;
+    /* The <stdint.h> types, as the compiler names them (it is not included yet): a C
+       initializer of another type of the same size draws -Wsign-conversion. */
+    __INT8_TYPE__ i8;
+    __UINT8_TYPE__ u8;
+    __INT16_TYPE__ i16;
+    __UINT16_TYPE__ u16;
+    __INT32_TYPE__ i32;
+    __UINT32_TYPE__ u32;
+    __INT64_TYPE__ i64;
+    __UINT64_TYPE__ u64;
     long word;
     unsigned long uword;
 #if defined(__cplusplus)
@@ -481,7 +483,7 @@ using bare = typename std::decay<T>::type;
 template <typename T>
 struct tuple_arity : std::integral_constant<int, -1> {};
 template <typename... T>
-struct tuple_arity<std::tuple<T...>> : std::integral_constant<int, sizeof...(T)> {};
+struct tuple_arity<std::tuple<T...>> : std::integral_constant<int, static_cast<int>(sizeof...(T))> {};
 template <typename T>
 struct tuple_arity<const T> : tuple_arity<T> {};
 
