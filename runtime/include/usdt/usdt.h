@@ -279,50 +279,20 @@ union _usdt_slot {
     _USDT_BLOCK_VARIABLE = _usdt_block;
 #define _USDT_OPERANDS(operands) _USDT_BLOCK_CONSTRAINT(_usdt_block_address),
 #else
-#if defined(__aarch64__)
-/* Widened to the register: the spec names the whole x register, and Clang warns of a narrower
-   value in one (-Wasm-operand-widths). Tracers read the spec's size of it. */
-#define _USDT_IN_REGISTER(member, value) _USDT_WIDENED_##member(value)
-#define _USDT_WIDENED_i8(value) _USDT_CONVERTED(long long, value)
-#define _USDT_WIDENED_i16(value) _USDT_CONVERTED(long long, value)
-#define _USDT_WIDENED_i32(value) _USDT_CONVERTED(long long, value)
-#define _USDT_WIDENED_u8(value) _USDT_CONVERTED(unsigned long long, value)
-#define _USDT_WIDENED_u16(value) _USDT_CONVERTED(unsigned long long, value)
-#define _USDT_WIDENED_u32(value) _USDT_CONVERTED(unsigned long long, value)
-#define _USDT_WIDENED_flag(value) _USDT_CONVERTED(unsigned long long, value)
-#define _USDT_WIDENED_i64(value) value
-#define _USDT_WIDENED_u64(value) value
-#define _USDT_WIDENED_word(value) value
-#define _USDT_WIDENED_uword(value) value
-#define _USDT_WIDENED_address(value) value
-#elif defined(__riscv)
-/* Through an empty asm's output, which is never the `zero` register: Clang passes a constant
-   0 in `zero`, which libbpf does not parse. It costs a `li` for such a constant only. */
-static inline __attribute__((always_inline)) unsigned long long _usdt_integer_in_register(unsigned long long value) {
+#if defined(__aarch64__) || defined(__riscv)
+/* Widened to the whole register, which the spec names (aarch64's `x8`: libbpf and perf read no
+   `w8`, and Clang warns of a narrower value in an x register), through an empty asm's output,
+   which is never a zero register (Clang passes a constant 0 in riscv's `zero`, which libbpf
+   does not parse). Tracers read the spec's size of it. It costs a move for a constant only. */
+static inline __attribute__((always_inline)) unsigned long long _usdt_in_register(unsigned long long value) {
     __asm__("" : "+r"(value));
     return value;
 }
-static inline __attribute__((always_inline)) const void *_usdt_address_in_register(const void *value) {
-    __asm__("" : "+r"(value));
-    return value;
-}
-#define _USDT_IN_REGISTER(member, value) _USDT_REGISTER_##member(value)
-#define _USDT_REGISTER_address(value) _usdt_address_in_register(value)
-#define _USDT_REGISTER_i8(value) _usdt_integer_in_register(_USDT_CONVERTED(unsigned long long, value))
-#define _USDT_REGISTER_i16 _USDT_REGISTER_i8
-#define _USDT_REGISTER_i32 _USDT_REGISTER_i8
-#define _USDT_REGISTER_i64 _USDT_REGISTER_i8
-#define _USDT_REGISTER_u8 _USDT_REGISTER_i8
-#define _USDT_REGISTER_u16 _USDT_REGISTER_i8
-#define _USDT_REGISTER_u32 _USDT_REGISTER_i8
-#define _USDT_REGISTER_u64 _USDT_REGISTER_i8
-#define _USDT_REGISTER_word _USDT_REGISTER_i8
-#define _USDT_REGISTER_uword _USDT_REGISTER_i8
-#define _USDT_REGISTER_flag _USDT_REGISTER_i8
+#define _USDT_IN_REGISTER(value) _usdt_in_register(_USDT_CONVERTED(unsigned long long, value))
 #else
-#define _USDT_IN_REGISTER(member, value) value
+#define _USDT_IN_REGISTER(value) value
 #endif
-#define USDT_ARG(member, type, value) "r"(_USDT_IN_REGISTER(member, _USDT_CONVERTED(type, value))),
+#define USDT_ARG(member, type, value) "r"(_USDT_IN_REGISTER(_USDT_CONVERTED(type, value))),
 #define _USDT_DECLARATIONS(operands)
 #define _USDT_OPERANDS(operands) _USDT_UNPARENTHESIZE operands
 #endif
