@@ -16,11 +16,11 @@
  *    which is why every module needs a `.stapsdt.base` section: this header emits it in
  *    every translation unit (gdb shows no probes at all without it).
  *  - Argument specs, space separated, `[-]SIZE@OPERAND`: `-4@%edi` is a signed 4-byte value
- *    in register edi. SIZE and sign come from the type declared in the .d file (values under
- *    8 bytes name the register by its 32-bit name, `-1@%r8d`, the one gdb parses), and every
- *    argument is passed in a register ("r" constraint): memory operands such as
- *    `sym(%rip)`, index forms and immediates (`$5`) are each misread or skipped by at least
- *    one common tracer.
+ *    in register edi. SIZE and sign come from the type declared in the .d file. Every
+ *    argument is in a register on 64-bit targets, and in an argument block whose address is
+ *    in a register on 32-bit ones (`-8@16(%eax)`), in the forms each target's tracers parse
+ *    (see USDT_SPEC_OPERAND): memory operands such as `sym(%rip)`, index forms and immediates
+ *    (`$5`) are each misread or skipped by at least one common tracer.
  *  - A second note per site, in `.note.usdt`: owner "usdt", type 3, and NUL-terminated
  *    strings: provider, probe name, the .d file's name, then for each argument its name, its
  *    type as declared in the .d file and its kind (integer, bool, string or pointer). Tracers
