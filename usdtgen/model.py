@@ -90,6 +90,12 @@ class Argument:
     type: types.ArgumentType
     location: SourceLocation
     cxx_function: str         # the C++ function taking it, for messages: `myapp::request_start`
+    declared_name: str = ""   # as the .d file names it (`class`), or argN; default: `name`
+
+    @cached_property
+    def recorded_name(self) -> str:
+        """The name `.note.usdt` records: the .d file's, not one output language's."""
+        return self.declared_name or self.name
 
     @cached_property
     def macro_parameter(self) -> str:
@@ -274,7 +280,7 @@ class Probe:
         parenthesized list of C string literals that become the operands of an `.asciz`."""
         strings = [self.source_name]
         for argument in self.arguments:
-            strings += [argument.name, argument.type.declared, argument.type.kind]
+            strings += [argument.recorded_name, argument.type.declared, argument.type.kind]
         return "(" + ", ".join(f'"{asm_string_text(string)}"' for string in strings) + ")"
 
     @cached_property
@@ -492,10 +498,12 @@ def _probe(provider: str, syntax: ProbeSyntax, has_semaphore: bool, typedefs: Ty
 
 
 def _argument(index: int, syntax: ParameterSyntax, function: str, typedefs: Typedefs) -> Argument:
-    name = cxx_identifier(syntax.name) if syntax.name else f"arg{index}"
+    declared = syntax.name or f"arg{index}"
+    name = cxx_identifier(declared)
     location = syntax.name_location or syntax.location
     check_argument_name_not_reserved(name, location)
-    return Argument(index, name, types.resolve(syntax.type_words, syntax.location, typedefs), location, function)
+    return Argument(index, name, types.resolve(syntax.type_words, syntax.location, typedefs), location, function,
+                    declared)
 
 
 def _stem(source_name: str) -> str:

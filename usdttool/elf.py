@@ -18,7 +18,10 @@ from elftools.elf.elffile import ELFFile
 
 from .errors import ToolError
 
-NOTE_TYPE = 3                     # both owners use type 3: stapsdt's version 3 format
+NOTE_TYPE = 3                     # stapsdt's version 3 format
+# usdt's records: type 4 names arguments as the .d file declares them (`class`); type 3, from
+# headers of ABI 6 and before, by their C++ parameter names (`class_`). Both read alike.
+USDT_NOTE_TYPES = (3, 4)
 STAPSDT_OWNER = "stapsdt"
 USDT_OWNER = "usdt"
 KINDS = ("integer", "bool", "string", "pointer")
@@ -215,7 +218,7 @@ def _module(path: str, elf: ELFFile) -> Module:
 
 
 def _notes(elf: ELFFile, byte_order: str) -> Iterator[Tuple[str, bytes]]:
-    """(owner, desc) of each type-3 note in the file's SHT_NOTE sections."""
+    """(owner, desc) of each stapsdt and usdt note in the file's SHT_NOTE sections."""
     file_size = os.fstat(elf.stream.fileno()).st_size
     for section in elf.iter_sections():
         if section["sh_type"] != "SHT_NOTE":
@@ -231,8 +234,8 @@ def _notes(elf: ELFFile, byte_order: str) -> Iterator[Tuple[str, bytes]]:
             desc_start = name_start + _aligned(name_size, alignment)
             if desc_start + desc_size > len(data):
                 break
-            if note_type == NOTE_TYPE:
-                owner = data[name_start:name_start + name_size].rstrip(b"\0").decode("latin-1")
+            owner = data[name_start:name_start + name_size].rstrip(b"\0").decode("latin-1")
+            if (owner, note_type) == (STAPSDT_OWNER, NOTE_TYPE) or (owner == USDT_OWNER and note_type in USDT_NOTE_TYPES):
                 yield owner, data[desc_start:desc_start + desc_size]
             offset = desc_start + _aligned(desc_size, alignment)
 

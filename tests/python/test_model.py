@@ -350,6 +350,13 @@ class CxxNameClashTest(unittest.TestCase):
             "provider delete { probe x(); };\nprovider delete_ { probe x(); };",
             lambda f: [f"{p.cxx_namespace}::{q.cxx_name}" for p in f.providers for q in p.probes])
 
+    def test_the_usdt_note_records_names_as_declared(self):
+        # The C++ API cannot name a parameter `class`; the record keeps what the .d file says.
+        (keyword, unnamed) = probe("provider p { probe x(int class, long); };").arguments
+        self.assertEqual((keyword.name, keyword.recorded_name), ("class_", "class"))
+        self.assertEqual((unnamed.name, unnamed.recorded_name), ("arg1", "arg1"))
+        self.assertIn('"class", "int", "integer"', probe("provider p { probe x(int class); };").site_description)
+
     def test_unnamed_qualified_typedef(self):
         (argument,) = probe("provider p { probe x(const uint64_t); };").arguments
         self.assertEqual((argument.name, argument.type.c_type, argument.spec),

@@ -171,11 +171,12 @@ class FileTest(ListTestCase):
         signatures = {"count": "broken:count(int32_t arg0, int32_t arg1)", "fine": "broken:fine(int a, unsigned b)",
                       "torn": "broken:torn(int32_t arg0, int32_t arg1)",
                       "injected": 'broken:injected(int x"%, int y)',
-                      "unknown__kind": "broken:unknown__kind(int32_t arg0, int32_t arg1)"}
+                      "unknown__kind": "broken:unknown__kind(int32_t arg0, int32_t arg1)",
+                      "legacy": "broken:legacy(int class_)"}
         sources = dict.fromkeys(signatures, "stapsdt notes")
-        sources["fine"] = sources["injected"] = "broken.d"
+        sources["fine"] = sources["injected"] = sources["legacy"] = "broken.d"
         self.assert_lists(usdt("list", program), [
-            f"{program}: 5 probes",
+            f"{program}: 6 probes",
             *table(dict.fromkeys(signatures, "none"), sources, signatures, dict.fromkeys(signatures, 1)),
             f"  warning: broken:count: its .note.usdt record has 1 argument and its stapsdt notes 2; {NOTES_FALLBACK}",
             f"  warning: broken:torn: its .note.usdt record is malformed; {NOTES_FALLBACK}",

@@ -21,8 +21,8 @@
  *    in a register on 32-bit ones (`-8@16(%eax)`), in the forms each target's tracers parse
  *    (see USDT_SPEC_OPERAND): memory operands such as `sym(%rip)`, index forms and immediates
  *    (`$5`) are each misread or skipped by at least one common tracer.
- *  - A second note per site, in `.note.usdt`: owner "usdt", type 3, and NUL-terminated
- *    strings: provider, probe name, the .d file's name, then for each argument its name, its
+ *  - A second note per site, in `.note.usdt`: owner "usdt", type 4, and NUL-terminated
+ *    strings: provider, probe name, the .d file's name, then for each argument its name and
  *    type as declared in the .d file and its kind (integer, bool, string or pointer). Tracers
  *    ignore it; the `usdt` tool prints names and types from it. Format: docs/reference.md.
  *  - Each note lives in a section linked (SHF_LINK_ORDER) to the code it describes, so
@@ -390,7 +390,7 @@ _usdt_touched_string(const char *text, int active) {
             ".popsection\n" \
             ".pushsection .note.usdt, \"?o\", \"note\", .L_usdt_site%=\n" \
             ".balign 4\n" \
-            ".4byte 996f-995f, 998f-997f, 3\n" \
+            ".4byte 996f-995f, 998f-997f, 4\n" \
             "995: .asciz \"usdt\"\n" \
             "996: .balign 4\n" \
             "997: .asciz \"" provider "\", \"" name "\", " _USDT_ASCIZ_OPERANDS description "\n" \

@@ -22,6 +22,17 @@ int main(int argc, char **argv) {
        escapes a file name). usdt list shows it; usdt trace calls the argument arg0. */
     USDT_PROBE_WITHOUT_SEMAPHORE("broken", "injected", TWO_INTS, (USDT_ARG(i32, int, argc) USDT_ARG(i32, int, argc)), USDT_NO_CLOBBERS,
                                  ("broken.d", "x\042\045", "int", "integer", "y", "int", "integer"));
+    /* A record as headers of usdt's ABI 6 and before wrote them: note type 3, the argument
+       named as the C++ API names it (`class_`). usdt list reads it as it reads type 4. */
+    __asm__ __volatile__(
+        "990: nop\n"
+        ".pushsection .note.stapsdt, \"\", \"note\"\n.balign 4\n.4byte 2f-1f, 4f-3f, 3\n"
+        "1: .asciz \"stapsdt\"\n2: .balign 4\n"
+        "3: .8byte 990b, _.stapsdt.base, 0\n.asciz \"broken\", \"legacy\", \"-4@%k0\"\n4: .balign 4\n.popsection\n"
+        ".pushsection .note.usdt, \"\", \"note\"\n.balign 4\n.4byte 6f-5f, 8f-7f, 3\n"
+        "5: .asciz \"usdt\"\n6: .balign 4\n"
+        "7: .asciz \"broken\", \"legacy\", \"broken.d\", \"class_\", \"int\", \"integer\"\n8: .balign 4\n.popsection\n"
+        : : "r"(argc));
     /* A correct record. */
     USDT_PROBE_WITHOUT_SEMAPHORE("broken", "fine", TWO_INTS, (USDT_ARG(i32, int, argc) USDT_ARG(i32, int, argc)), USDT_NO_CLOBBERS,
                                  ("broken.d", "a", "int", "integer", "b", "unsigned", "integer"));
