@@ -1,8 +1,12 @@
 """Wrong arguments to the generated C++ API fail to compile, with a message that names the
-probe and the argument; right ones compile. Each case is a one-line call compiled against
-the header generated from runtime_probes.d.
+probe and the argument; right ones compile. In C, the macros diagnose an argument of the
+wrong kind (a string for an integer, an integer for a string) as a call to a function with a
+prototype does, with GCC and with Clang, probes compiled in or not, and take every argument a
+function would, narrowing included, without a warning. Each case is a one-line call compiled
+against the header generated from runtime_probes.d.
 
 Usage (CTest passes these): test_compile_errors.py --header-dir DIR --include-dir DIR --cxx CXX
+    --c-compiler CC [--c-compiler CC...]
 """
 
 import argparse
@@ -69,6 +73,47 @@ ACCEPTED = [
 ]
 
 
+C_PROGRAM = """\
+#include <stddef.h>
+#include "runtime_probes.h"
+void call(const char *text, char *buffer, int number, long long wide, unsigned char *bytes);
+void call(const char *text, char *buffer, int number, long long wide, unsigned char *bytes) {{
+    (void)text; (void)buffer; (void)number; (void)wide; (void)bytes;
+    {call};
+}}
+"""
+
+# The call, and the diagnostic that must reject it (-Werror): what a function would draw.
+C_REJECTED = {
+    "a string for an integer": ("MYAPP_REQUEST_START(text, text)", "int-conversion"),
+    "an integer for a string": ("MYAPP_REQUEST_START(1, number)", "int-conversion"),
+    "a string for a bool": ("MYAPP_CLASS('k', text, 1, 1)", None),
+    "an integer for a pointer": ("MYAPP_DELETE(number)", "int-conversion"),
+    "a pointer of another signedness for a string": ("MYAPP_REQUEST_START(1, bytes)", "pointer-sign"),
+}
+C_ACCEPTED = [
+    "MYAPP_REQUEST_START(1, text)",
+    "MYAPP_REQUEST_START(wide, buffer)",   # char * for const char *, long long for uint64_t
+    "MYAPP_REQUEST_START(-1, NULL)",
+    "MYAPP_REQUEST_DONE(wide)",            # narrowing: no -Wconversion, as with dtrace -h's cast
+    "MYAPP_CLASS(number, number, number, number)",
+    "MYAPP_DELETE(0)",
+    "MYAPP_DELETE(&number)",
+    "MYAPP_DELETE(text)",
+    "REGISTER_DONE(-1)",
+]
+
+
+def compile_c_call(compiler, call, *flags):
+    with tempfile.TemporaryDirectory(prefix="usdt-compile-") as directory:
+        source = Path(directory) / "call.c"
+        source.write_text(C_PROGRAM.format(call=call))
+        return subprocess.run(
+            [compiler, "-std=c99", "-fsyntax-only", "-Wall", "-Wextra", "-Wpedantic", "-Werror", *flags,
+             f"-I{OPTIONS.header_dir}", f"-I{OPTIONS.include_dir}", str(source)],
+            capture_output=True, text=True, check=False)
+
+
 def compile_call(call):
     with tempfile.TemporaryDirectory(prefix="usdt-compile-") as directory:
         source = Path(directory) / "call.cpp"
@@ -94,11 +139,42 @@ class CompileErrorTest(unittest.TestCase):
                 self.assertEqual(result.returncode, 0, result.stderr)
 
 
+class CTypeTest(unittest.TestCase):
+    SETTINGS = ((), ("-DUSDT_DISABLE",))   # probes compiled in, and compiled away
+
+    def compilers(self):
+        for compiler in OPTIONS.c_compiler:
+            usdt_testing.require_tracer(self, compiler, needs_root=False, package=compiler)
+        return OPTIONS.c_compiler
+
+    def test_arguments_of_the_wrong_kind_are_diagnosed(self):
+        for compiler in self.compilers():
+            for case, (call, diagnostic) in C_REJECTED.items():
+                for flags in self.SETTINGS:
+                    with self.subTest(compiler=compiler, case=case, flags=flags):
+                        if diagnostic is None:
+                            continue   # a pointer converts to bool, as for a function
+                        result = compile_c_call(compiler, call, *flags)
+                        self.assertNotEqual(result.returncode, 0, f"{call} compiled")
+                        # GCC says [-Werror=int-conversion], Clang [-Werror,-Wint-conversion].
+                        self.assertIn(f"{diagnostic}]", result.stderr)
+
+    def test_what_a_function_takes_compiles_without_a_warning(self):
+        for compiler in self.compilers():
+            for call in C_ACCEPTED:
+                for flags in self.SETTINGS + (("-Wconversion", "-Wsign-conversion"),):
+                    with self.subTest(compiler=compiler, call=call, flags=flags):
+                        result = compile_c_call(compiler, call, *flags)
+                        self.assertEqual(result.returncode, 0, result.stderr)
+                        self.assertEqual(result.stderr, "")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--header-dir", required=True)
     parser.add_argument("--include-dir", required=True)
     parser.add_argument("--cxx", required=True)
+    parser.add_argument("--c-compiler", action="append", default=[])
     options, sys.argv[1:] = parser.parse_known_args(sys.argv[1:])
     vars(OPTIONS).update(vars(options))
     usdt_testing.main()

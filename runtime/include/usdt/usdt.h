@@ -68,9 +68,15 @@
 
 #define _USDT_UNPARENTHESIZE(...) __VA_ARGS__
 
-/* A probe macro's conversion of an argument to its declared type: C's cast, as dtrace -h's
-   macros convert. In C++ it is done in a function, so that the caller's code, where the macro
-   expands, holds no old-style cast (-Wold-style-cast) or cast to the same type (-Wuseless-cast). */
+/* A probe macro's conversion of an argument to its declared type: a cast, as dtrace -h's macros
+   convert. In C, an unevaluated compound literal of the declared type is initialized from the
+   value first, so that a string passed for an integer, or an integer for a string, draws the
+   diagnostics a call to a function with a prototype draws (-Wint-conversion,
+   -Wincompatible-pointer-types), where the cast alone would silence them; narrowing, inside
+   sizeof, draws no -Wconversion, as with the cast. In C++, where the typed API checks
+   arguments, the cast is done in a function, so that the caller's code, where the macro
+   expands, holds no old-style cast (-Wold-style-cast) or cast to the same type
+   (-Wuseless-cast). _USDT_CAST is the cast alone, for the header's own conversions. */
 #if defined(__cplusplus)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"
@@ -82,9 +88,11 @@ constexpr To _usdt_converted(From value) noexcept {
     return (To)value;
 }
 #pragma GCC diagnostic pop
-#define _USDT_CONVERTED(type, value) ::_usdt_converted<type>(value)
+#define _USDT_CAST(type, value) ::_usdt_converted<type>(value)
+#define _USDT_CONVERTED(type, value) _USDT_CAST(type, value)
 #else
-#define _USDT_CONVERTED(type, value) ((type)(value))
+#define _USDT_CAST(type, value) ((type)(value))
+#define _USDT_CONVERTED(type, value) ((void)sizeof((type){value}), _USDT_CAST(type, value))
 #endif
 
 /* How a probe passes its arguments, and how an argument spec names them: USDT_SPEC_OPERAND(
@@ -288,7 +296,7 @@ static inline __attribute__((always_inline)) unsigned long long _usdt_in_registe
     __asm__("" : "+r"(value));
     return value;
 }
-#define _USDT_IN_REGISTER(value) _usdt_in_register(_USDT_CONVERTED(unsigned long long, value))
+#define _USDT_IN_REGISTER(value) _usdt_in_register(_USDT_CAST(unsigned long long, value))
 #else
 #define _USDT_IN_REGISTER(value) value
 #endif
