@@ -5,17 +5,15 @@ outputs, so a build never goes on with a stale or half-written header.
 """
 
 import argparse
-import contextlib
 import os
 import re
-import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Dict, List, Optional
 
-from . import VERSION, lexer, model, parser, preprocess, render
-from .errors import GeneratorError, SourceLocation
+from . import VERSION, files, pipeline, preprocess, render
+from .errors import GeneratorError
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -33,7 +31,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         # without directives, as `dtrace -C` does: else `-Dreq_id_t=uint64_t` would be ignored.
         defines = any(option.startswith(("-D", "-U")) for option in arguments.cpp_options)
         try:
-            texts = generate(arguments.input, arguments.cc or ["cc"], cpp_options, not arguments.no_semaphores,
+            texts = pipeline.generate(arguments.input, arguments.cc or ["cc"], cpp_options, not arguments.no_semaphores,
                              always_preprocess=defines, kinds=tuple(outputs))
         except GeneratorError as error:
             _remove(removed_on_error)
@@ -50,7 +48,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 _depfile_target(outputs, arguments), dependencies)))
         for path, text in writes:
             try:
-                write_atomically(path, text)
+                files.write_atomically(path, text)
             except OSError as error:
                 print(f"usdtgen: error: cannot write {path}: {error.strerror}", file=sys.stderr)
                 return 1
@@ -86,47 +84,6 @@ def _make_escaped(path: str) -> str:
     return path.replace("$", "$$").replace(" ", "\\ ").replace("#", "\\#")
 
 
-def generate(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
-             always_preprocess: bool = False, kinds: Iterable[str] = tuple(render.TEMPLATES)) -> Dict[str, str]:
-    """Returns the rendered outputs of `kinds` (keys of render.TEMPLATES) for the provider file
-    at `path`. Raises GeneratorError. The other parameters are build_model()'s."""
-    return render.render(build_model(path, compiler, cpp_options, semaphores, always_preprocess), kinds)
-
-
-def build_model(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
-                always_preprocess: bool = False, providers_required: bool = True) -> model.ProviderFile:
-    """The checked model of the provider file at `path`. Raises GeneratorError.
-
-    `compiler`: the command, in words, that preprocesses a file with directives.
-    `semaphores`: whether probes that no `#pragma usdt` names get a semaphore.
-    `always_preprocess`: run the preprocessor even over a file without directives, as
-    `dtrace -C` does, so that `-D` macros reach it.
-    `providers_required`: a file that declares no provider is an error (model.build()).
-    """
-    text = _read_source(path)
-    if always_preprocess or preprocess.needs_preprocessor(text):
-        preprocessed = preprocess.preprocess(path, compiler, cpp_options)
-        tokens = preprocess.restore_columns(lexer.tokenize(preprocessed, path))
-    else:
-        tokens = lexer.tokenize(text, path)
-    syntax = parser.parse_tokens(tokens)
-    return model.build(syntax, os.path.basename(path), path, semaphores, providers_required)
-
-
-def _read_source(path: str) -> str:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise GeneratorError(SourceLocation(path, 1, 1), f"cannot read: {error.strerror}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        raise GeneratorError(SourceLocation(path, line, column),
-                             f"not UTF-8 text: byte 0x{data[error.start]:02x}") from None
-
-
 def _argument_parser() -> argparse.ArgumentParser:
     cli = argparse.ArgumentParser(
         prog="usdtgen", description="Generate USDT probe headers from a DTrace provider file.")
@@ -158,38 +115,6 @@ def _argument_parser() -> argparse.ArgumentParser:
 class _PreprocessorOption(argparse.Action):
     def __call__(self, cli, namespace, value, option_string=None):
         getattr(namespace, self.dest).append(option_string + value)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Writes `text` to `path` unless it holds that text already: an unchanged output keeps
-    its time stamp, so a build that regenerates it (`touch probes.d`) recompiles nothing."""
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return
-    except (OSError, UnicodeDecodeError):
-        pass
-    with replaced_atomically(path) as temporary:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-
-
-@contextlib.contextmanager
-def replaced_atomically(output: Path) -> Iterator[Path]:
-    """Yields a path to write; on success it replaces `output` in one rename, so readers and
-    a build interrupted midway see the old file or the new one, never half of one.
-
-    The path is in a private directory next to `output` (a rename cannot cross file
-    systems), where files get the permissions any new file would get (mkstemp's 0600 would
-    leave a tracer script built by one user unreadable to the one who runs it).
-    """
-    output.parent.mkdir(parents=True, exist_ok=True)
-    directory = Path(tempfile.mkdtemp(dir=output.parent, prefix=f".{output.name}."))
-    try:
-        temporary = directory / output.name
-        yield temporary
-        os.replace(temporary, output)
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _remove(outputs: Dict[str, Path]) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple
 
-from . import VERSION, cli, preprocess, render
+from . import VERSION, files, pipeline, preprocess, render
 from .errors import GeneratorError, SourceLocation
 
 PROGRAM = "usdt-dtrace"
@@ -207,7 +207,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     output = invocation.output_path
     try:
-        provider_file = cli.build_model(invocation.provider_file, invocation.preprocessor,
+        provider_file = pipeline.build_model(invocation.provider_file, invocation.preprocessor,
                                         invocation.preprocessor_options,
                                         always_preprocess=invocation.always_preprocess, providers_required=False)
         if not provider_file.providers:
@@ -216,7 +216,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                   f"the {invocation.mode} defines no probes", file=sys.stderr)
         header = render.render(provider_file, ("header",))["header"]
         if invocation.mode == "header":
-            cli.write_atomically(output, header)
+            files.write_atomically(output, header)
         else:
             build_object(header, output, invocation)
     except GeneratorError as error:
@@ -249,7 +249,7 @@ def build_object(header: str, output: Path, invocation: Invocation) -> None:
     warnings as usual). Raises ObjectFailed.
     """
     compiler = invocation.compiler
-    with cli.replaced_atomically(output) as temporary:
+    with files.replaced_atomically(output) as temporary:
         command = [*compiler, *invocation.cpp_options, *invocation.flags,
                    "-w", "-fPIC", "-x", "c", "-c", "-", "-o", str(temporary)]
         try:

@@ -93,7 +93,7 @@ def resolve(words: Sequence[str], location: SourceLocation,
     if pointer_depth:
         if pointer_depth == 1 and base in (["char"], ["string"]):
             return _argument_type(declared, "const char *", STRING, WORD, False)
-        return _argument_type(declared, "const void *", POINTER, WORD, False)
+        return _argument_type(declared, "const volatile void *", POINTER, WORD, False)
     if base == ["string"]:
         return _argument_type(declared, "const char *", STRING, WORD, False)
     if base and base[0] in _AGGREGATES:

@@ -4,7 +4,7 @@
     line (or the C preprocessor's own diagnostics); never a traceback, a hang, or output
     that carries anything but plain identifiers from the input into C or assembler text.
 
-The generator runs in-process (`usdtgen.cli.generate`) inside a child process, so that a
+The generator runs in-process (`usdtgen.pipeline.generate`) inside a child process, so that a
 hang is cut off by a timeout and a memory blow-up by an address-space limit, and the
 fuzzer survives both to report them.
 """
@@ -38,7 +38,7 @@ STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 SITE_STRING = re.compile(r"[A-Za-z0-9_ @%-]*")
 ARGUMENT_C_TYPES = re.compile(r"(?:(?:unsigned |signed )?(?:char|short|int|long|long long)|"
                               r"u?int(?:8|16|32|64|ptr|max)_t|s?size_t|ptrdiff_t|[pug]id_t|mode_t|off_t|"
-                              r"time_t|bool|const char \*|const void \*)")
+                              r"time_t|bool|const char \*|const volatile void \*)")
 
 STEM = "fuzz"
 INPUT_NAME = STEM + ".d"
@@ -53,7 +53,7 @@ class Outcome:
 
 
 class GeneratorProcess:
-    """A child process that runs usdtgen.cli.generate on inputs, one after the other."""
+    """A child process that runs usdtgen.pipeline.generate on inputs, one after the other."""
 
     def __init__(self, directory: Path, timeout: float = 10.0, memory_limit: int = 2 << 30):
         self.directory = directory
@@ -125,7 +125,7 @@ class GeneratorProcess:
 
 def _serve(connection, directory: Path, memory_limit: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
-    from usdtgen import cli, errors, preprocess, render
+    from usdtgen import errors, pipeline, preprocess, render
     _share_template_environment(render)
     rendered = []
     render_model = render.render
@@ -145,7 +145,7 @@ def _serve(connection, directory: Path, memory_limit: int) -> None:
             path.write_bytes(data)
             rendered.clear()
             try:
-                texts = cli.generate(str(path), semaphores=semaphores)
+                texts = pipeline.generate(str(path), semaphores=semaphores)
                 result = ("generated", "", texts, describe(rendered[-1]))
             except errors.GeneratorError as error:
                 result = ("error", str(error), {}, [])
@@ -286,7 +286,7 @@ def compile_case(directory: Path, compiler: Compiler) -> Optional[str]:
 
 # A name the generator cannot produce from the names the fuzzer writes.
 _USE_FUNCTION = "usdt_fuzz_calls_every_probe"
-_C_VALUES = {"integer": "0", "bool": "0", "string": '""', "pointer": "(const void *)0"}
+_C_VALUES = {"integer": "0", "bool": "0", "string": '""', "pointer": "(const volatile void *)0"}
 
 
 def use_program(providers: Sequence[dict], include: str, cxx: bool) -> str:

@@ -27,9 +27,9 @@ ADDRESS_SPACE = 2 << 30
 MEASURE = """
 import json, resource, sys
 resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
-from usdtgen import cli, errors, preprocess
+from usdtgen import errors, pipeline, preprocess
 try:
-    texts = cli.generate(sys.argv[1])
+    texts = pipeline.generate(sys.argv[1])
     outcome, detail = "generated", str(sum(map(len, texts.values())))
 except errors.GeneratorError as error:
     outcome, detail = "error", str(error)

@@ -258,7 +258,7 @@ class DeclarationsAroundProvidersTest(unittest.TestCase):
                            "int net_helper(conn_t *);\n")
         (accept,) = probe_file.probes
         self.assertEqual([(a.type.declared, a.type.c_type, a.type.size, a.type.pointer_sized) for a in accept.arguments],
-                         [("conn_t *", "const void *", 8, True), ("port_t", "unsigned short", 2, False)])
+                         [("conn_t *", "const volatile void *", 8, True), ("port_t", "unsigned short", 2, False)])
         self.assertEqual(accept.signature, "conn_t * c, port_t port")
 
 

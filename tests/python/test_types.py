@@ -91,20 +91,20 @@ ACCEPTED = {
     "const char *": ("const char *", "string", 8, False),
     "char const *": ("const char *", "string", 8, False),
     # Every other pointer is an address.
-    "unsigned char *": ("const void *", "pointer", 8, False),
-    "void *": ("const void *", "pointer", 8, False),
-    "const void *": ("const void *", "pointer", 8, False),
-    "struct foo *": ("const void *", "pointer", 8, False),
-    "const struct foo *": ("const void *", "pointer", 8, False),
-    "union u *": ("const void *", "pointer", 8, False),
-    "enum e *": ("const void *", "pointer", 8, False),
-    "int *": ("const void *", "pointer", 8, False),
-    "int **": ("const void *", "pointer", 8, False),
-    "char **": ("const void *", "pointer", 8, False),
-    "const char **": ("const void *", "pointer", 8, False),
-    "uint8_t *": ("const void *", "pointer", 8, False),
-    "double *": ("const void *", "pointer", 8, False),
-    "my_type_t *": ("const void *", "pointer", 8, False),
+    "unsigned char *": ("const volatile void *", "pointer", 8, False),
+    "void *": ("const volatile void *", "pointer", 8, False),
+    "const void *": ("const volatile void *", "pointer", 8, False),
+    "struct foo *": ("const volatile void *", "pointer", 8, False),
+    "const struct foo *": ("const volatile void *", "pointer", 8, False),
+    "union u *": ("const volatile void *", "pointer", 8, False),
+    "enum e *": ("const volatile void *", "pointer", 8, False),
+    "int *": ("const volatile void *", "pointer", 8, False),
+    "int **": ("const volatile void *", "pointer", 8, False),
+    "char **": ("const volatile void *", "pointer", 8, False),
+    "const char **": ("const volatile void *", "pointer", 8, False),
+    "uint8_t *": ("const volatile void *", "pointer", 8, False),
+    "double *": ("const volatile void *", "pointer", 8, False),
+    "my_type_t *": ("const volatile void *", "pointer", 8, False),
 }
 
 
@@ -212,8 +212,8 @@ class TypedefTest(unittest.TestCase):
         self.assertEqual(self.resolved("subtxid_t"), ("subtxid_t", "unsigned int", "integer", 4, False))
         self.assertEqual(self.resolved("oid_t"), ("oid_t", "uint32_t", "integer", 4, False))
         self.assertEqual(self.resolved("name_t"), ("name_t", "const char *", "string", 8, False))
-        self.assertEqual(self.resolved("conn_t *"), ("conn_t *", "const void *", "pointer", 8, False))
-        self.assertEqual(self.resolved("conn_t **"), ("conn_t **", "const void *", "pointer", 8, False))
+        self.assertEqual(self.resolved("conn_t *"), ("conn_t *", "const volatile void *", "pointer", 8, False))
+        self.assertEqual(self.resolved("conn_t **"), ("conn_t **", "const volatile void *", "pointer", 8, False))
 
     def test_struct_typedef_by_value_is_refused(self):
         with self.assertRaises(GeneratorError) as caught:

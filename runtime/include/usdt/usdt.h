@@ -251,7 +251,7 @@ union _usdt_slot {
 #else
     _Bool flag; /* <stdbool.h> comes later */
 #endif
-    const void *address;
+    const volatile void *address;
 #if defined(__cplusplus)
 #define _USDT_SLOT_CONSTRUCTOR(type, member) \
     __attribute__((always_inline)) _usdt_slot(type value) noexcept : member(value) {}
@@ -266,7 +266,7 @@ union _usdt_slot {
     _USDT_SLOT_CONSTRUCTOR(long, word)
     _USDT_SLOT_CONSTRUCTOR(unsigned long, uword)
     _USDT_SLOT_CONSTRUCTOR(bool, flag)
-    _USDT_SLOT_CONSTRUCTOR(const void *, address)
+    _USDT_SLOT_CONSTRUCTOR(const volatile void *, address)
 #undef _USDT_SLOT_CONSTRUCTOR
 #endif
 };

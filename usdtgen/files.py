@@ -1,0 +1,40 @@
+"""Writing outputs: atomically, and not at all when they are unchanged."""
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Writes `text` to `path` unless it holds that text already: an unchanged output keeps
+    its time stamp, so a build that regenerates it (`touch probes.d`) recompiles nothing."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    with replaced_atomically(path) as temporary:
+        with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+
+
+@contextlib.contextmanager
+def replaced_atomically(output: Path) -> Iterator[Path]:
+    """Yields a path to write; on success it replaces `output` in one rename, so readers and
+    a build interrupted midway see the old file or the new one, never half of one.
+
+    The path is in a private directory next to `output` (a rename cannot cross file
+    systems), where files get the permissions any new file would get (mkstemp's 0600 would
+    leave a tracer script built by one user unreadable to the one who runs it).
+    """
+    output.parent.mkdir(parents=True, exist_ok=True)
+    directory = Path(tempfile.mkdtemp(dir=output.parent, prefix=f".{output.name}."))
+    try:
+        temporary = directory / output.name
+        yield temporary
+        os.replace(temporary, output)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)

@@ -1,0 +1,52 @@
+"""The generator's pipeline, which every entry point calls (the command line, usdt-dtrace and
+usdt trace): read the provider file, preprocess it when it needs it, tokenize, parse, build
+the checked model, render the outputs.
+"""
+
+import os
+from pathlib import Path
+from typing import Dict, Iterable, Sequence
+
+from . import lexer, model, parser, preprocess, render
+from .errors import GeneratorError, SourceLocation
+
+
+def generate(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
+             always_preprocess: bool = False, kinds: Iterable[str] = tuple(render.TEMPLATES)) -> Dict[str, str]:
+    """Returns the rendered outputs of `kinds` (keys of render.TEMPLATES) for the provider file
+    at `path`. Raises GeneratorError. The other parameters are build_model()'s."""
+    return render.render(build_model(path, compiler, cpp_options, semaphores, always_preprocess), kinds)
+
+
+def build_model(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
+                always_preprocess: bool = False, providers_required: bool = True) -> model.ProviderFile:
+    """The checked model of the provider file at `path`. Raises GeneratorError.
+
+    `compiler`: the command, in words, that preprocesses a file with directives.
+    `semaphores`: whether probes that no `#pragma usdt` names get a semaphore.
+    `always_preprocess`: run the preprocessor even over a file without directives, as
+    `dtrace -C` does, so that `-D` macros reach it.
+    `providers_required`: a file that declares no provider is an error (model.build()).
+    """
+    text = _read_source(path)
+    if always_preprocess or preprocess.needs_preprocessor(text):
+        preprocessed = preprocess.preprocess(path, compiler, cpp_options)
+        tokens = preprocess.restore_columns(lexer.tokenize(preprocessed, path))
+    else:
+        tokens = lexer.tokenize(text, path)
+    syntax = parser.parse_tokens(tokens)
+    return model.build(syntax, os.path.basename(path), path, semaphores, providers_required)
+
+
+def _read_source(path: str) -> str:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise GeneratorError(SourceLocation(path, 1, 1), f"cannot read: {error.strerror}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise GeneratorError(SourceLocation(path, line, column),
+                             f"not UTF-8 text: byte 0x{data[error.start]:02x}") from None
