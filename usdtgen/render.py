@@ -7,7 +7,7 @@ from typing import Dict, Iterable, Sequence, Tuple
 
 import jinja2
 
-from . import VERSION
+from . import VERSION, bpftrace_view, header_view, perf_view, systemtap_view
 from .model import Probe, ProviderFile
 
 TEMPLATE_DIRECTORY = Path(__file__).resolve().parent.parent / "templates"
@@ -51,7 +51,7 @@ def _abi_version(runtime_header: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIRECTORY)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -59,3 +59,7 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    # Each output's view, as filters of its templates: `{{ probe | macro_operands }}`.
+    for view in (header_view, bpftrace_view, systemtap_view, perf_view):
+        environment.filters.update(view.FILTERS)
+    return environment

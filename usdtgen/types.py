@@ -6,6 +6,7 @@ USDT_WORD_SIZE), every other type has one size everywhere. The declared type, no
 caller's expression, decides the argument spec.
 """
 
+import enum
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -13,17 +14,33 @@ from typing import List, Mapping, Sequence
 
 from .errors import GeneratorError, SourceLocation
 
-INTEGER = "integer"
-BOOLEAN = "bool"
-STRING = "string"
-POINTER = "pointer"
+class Kind(enum.Enum):
+    """What an argument is to a tracer. Each output that spells a kind has a table of its own
+    (the note's below, the C++ API's in header_view.py), so renaming one changes no other."""
+    INTEGER = enum.auto()
+    BOOLEAN = enum.auto()
+    STRING = enum.auto()    # text, read with str()
+    POINTER = enum.auto()   # an address
+
+    @property
+    def note_spelling(self) -> str:
+        """As `.note.usdt` records it: a file format, read by `usdt list` and `usdt trace`."""
+        return NOTE_SPELLINGS[self]
+
+    @classmethod
+    def from_note_spelling(cls, spelling: str) -> "Kind":
+        return _KINDS_BY_NOTE_SPELLING[spelling]
+
+
+NOTE_SPELLINGS = {Kind.INTEGER: "integer", Kind.BOOLEAN: "bool", Kind.STRING: "string", Kind.POINTER: "pointer"}
+_KINDS_BY_NOTE_SPELLING = {spelling: kind for kind, spelling in NOTE_SPELLINGS.items()}
 
 
 @dataclass(frozen=True)
 class ArgumentType:
     declared: str     # as written in the .d file, words joined by single spaces
     c_type: str       # the C/C++ type the probe takes and casts to
-    kind: str         # INTEGER, BOOLEAN, STRING or POINTER
+    kind: Kind
     size: int         # bytes in the note on LP64 targets: 1, 2, 4 or 8
     signed: bool
     pointer_sized: bool = False   # 4 bytes on 32-bit targets
@@ -92,10 +109,10 @@ def resolve(words: Sequence[str], location: SourceLocation,
              "pass two uint64_t halves")
     if pointer_depth:
         if pointer_depth == 1 and base in (["char"], ["string"]):
-            return _argument_type(declared, "const char *", STRING, WORD, False)
-        return _argument_type(declared, "const volatile void *", POINTER, WORD, False)
+            return _argument_type(declared, "const char *", Kind.STRING, WORD, False)
+        return _argument_type(declared, "const volatile void *", Kind.POINTER, WORD, False)
     if base == ["string"]:
-        return _argument_type(declared, "const char *", STRING, WORD, False)
+        return _argument_type(declared, "const char *", Kind.STRING, WORD, False)
     if base and base[0] in _AGGREGATES:
         fail(f"{base[0]} arguments by value are not supported: no tracer can read them "
              f"from a stapsdt note; pass a pointer ('{declared} *')")
@@ -103,12 +120,12 @@ def resolve(words: Sequence[str], location: SourceLocation,
         fail("enum arguments are not supported: their size is up to the compiler; "
              "declare the argument as 'int' (or the enum's underlying type)")
     if base in (["bool"], ["_Bool"]):
-        return ArgumentType(declared, "bool", BOOLEAN, 1, False)
+        return ArgumentType(declared, "bool", Kind.BOOLEAN, 1, False)
     if base == ["void"]:
         fail("'void' is only allowed as the whole parameter list, as in 'probe name(void)'")
     if len(base) == 1 and base[0] in NAMED_INTEGERS:
         size, signed = NAMED_INTEGERS[base[0]]
-        return _argument_type(declared, WIDENED_INTEGERS.get(base[0], base[0]), INTEGER, size, signed)
+        return _argument_type(declared, WIDENED_INTEGERS.get(base[0], base[0]), Kind.INTEGER, size, signed)
     if base and all(word in _INTEGER_WORDS for word in base):
         return _keyword_integer(base, declared, fail)
     unknown = next(word for word in base if word not in _INTEGER_WORDS)
@@ -158,10 +175,10 @@ def _keyword_integer(words, declared, fail) -> ArgumentType:
     else:
         canonical = prefix + "int"
     size, signed = KEYWORD_INTEGERS[canonical]
-    return _argument_type(declared, canonical, INTEGER, size, signed)
+    return _argument_type(declared, canonical, Kind.INTEGER, size, signed)
 
 
-def _argument_type(declared: str, c_type: str, kind: str, size, signed: bool) -> ArgumentType:
+def _argument_type(declared: str, c_type: str, kind: Kind, size, signed: bool) -> ArgumentType:
     if size == WORD:
         return ArgumentType(declared, c_type, kind, 8, signed, pointer_sized=True)
     return ArgumentType(declared, c_type, kind, size, signed)

@@ -91,8 +91,9 @@ def _model_probe(probe: elf.Probe, module: str) -> model.Probe:
     location = SourceLocation(module, 0, 0)
     arguments = tuple(
         model.Argument(argument.index, argument.name if _NAME.fullmatch(argument.name) else f"arg{argument.index}",
-                       types.ArgumentType(argument.declared_type, argument.declared_type, argument.kind,
-                                          argument.size, argument.signed),
+                       types.ArgumentType(argument.declared_type, argument.declared_type,
+                                          types.Kind.from_note_spelling(argument.kind), argument.size,
+                                          argument.signed),
                        location, cxx_function="")
         for argument in probe.arguments)
     return model.Probe(probe.provider, probe.name, arguments, location, has_semaphore=probe.semaphore != 0,

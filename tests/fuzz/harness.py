@@ -184,7 +184,7 @@ def describe(model) -> List[dict]:
             "cxx": probe.cxx_name,
             "cxx_enabled": probe.cxx_enabled_name,
             "cxx_lazy": probe.cxx_lazy_name,
-            "arguments": [{"kind": argument.type.kind, "c_type": argument.type.c_type, "name": argument.name}
+            "arguments": [{"kind": argument.type.kind.note_spelling, "c_type": argument.type.c_type, "name": argument.name}
                           for argument in probe.arguments],
         } for probe in provider.probes],
     } for provider in model.providers]

@@ -3,7 +3,7 @@
 import unittest
 
 import usdt_testing
-from usdtgen import model
+from usdtgen import header_view, model
 from usdtgen.errors import GeneratorError
 from usdtgen.parser import parse
 
@@ -29,7 +29,7 @@ class DerivedNameTest(unittest.TestCase):
         self.assertEqual(start.cxx_name, "request_start")
         self.assertEqual(start.cxx_enabled_name, "request_start_enabled")
         self.assertEqual(start.cxx_lazy_name, "request_start_lazy")
-        self.assertEqual(start.argument_spec,
+        self.assertEqual(header_view.argument_spec(start),
                          '"8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8")')
         self.assertEqual(start.signature, "uint64_t id, const char * path")
         self.assertEqual([a.name for a in start.arguments], ["id", "path"])
@@ -76,18 +76,19 @@ class DerivedNameTest(unittest.TestCase):
 
 class ArgumentSpecTest(unittest.TestCase):
     def test_size_and_sign_per_argument(self):
-        self.assertEqual(probe("provider p { probe x(uint64_t a, int b); };").argument_spec,
+        self.assertEqual(header_view.argument_spec(probe("provider p { probe x(uint64_t a, int b); };")),
                          '"8@" USDT_SPEC_OPERAND("0", "0") " -4@" USDT_SPEC_NARROW_OPERAND("1", "8")')
 
     def test_pointer_sized_arguments_take_the_targets_word_size(self):
-        self.assertEqual(probe("provider p { probe x(long a, size_t b, char *c, long long d); };").argument_spec,
+        self.assertEqual(header_view.argument_spec(probe("provider p { probe x(long a, size_t b, char *c, long long d); };")),
                          '"-" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" '
                          'USDT_SPEC_OPERAND("1", "8") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("2", "16") '
                          '" -8@" USDT_SPEC_OPERAND("3", "24")')
 
     def test_every_kind(self):
-        spec = probe("provider p { probe x(int a, uint8_t b, char c, bool d, long e, short f, "
-                     "char *g, struct s *h, unsigned i, string j, int16_t k, size_t l); };").argument_spec
+        spec = header_view.argument_spec(probe("provider p { probe x(int a, uint8_t b, char c, bool d, long e, "
+                                               "short f, char *g, struct s *h, unsigned i, string j, "
+                                               "int16_t k, size_t l); };"))
         # Arguments under 8 bytes name their operand through USDT_SPEC_NARROW_OPERAND (x86-64's
         # 32-bit register names); the offsets are the argument block's 8-byte slots.
         self.assertEqual(spec, '"-4@" USDT_SPEC_NARROW_OPERAND("0", "0") " 1@" USDT_SPEC_NARROW_OPERAND("1", "8") '
@@ -98,7 +99,7 @@ class ArgumentSpecTest(unittest.TestCase):
                                '" -2@" USDT_SPEC_NARROW_OPERAND("10", "80") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("11", "88")')
 
     def test_no_arguments(self):
-        self.assertEqual(probe("provider p { probe x(void); };").argument_spec, '""')
+        self.assertEqual(header_view.argument_spec(probe("provider p { probe x(void); };")), '""')
         self.assertEqual(probe("provider p { probe x(); };").signature, "")
 
 
@@ -108,24 +109,24 @@ class SiteDescriptionTest(unittest.TestCase):
     def test_file_then_name_declared_type_and_kind_per_argument(self):
         described = probe("typedef unsigned char op_t;\n"
                           "provider p { probe x(uint64_t id, const char *key, op_t, struct s **pp, bool ok); };")
-        self.assertEqual(described.site_description,
+        self.assertEqual(header_view.site_description(described),
                          '("t.d", "id", "uint64_t", "integer", "key", "const char *", "string", '
                          '"arg2", "op_t", "integer", "pp", "struct s **", "pointer", "ok", "bool", "bool")')
 
     def test_no_arguments(self):
-        self.assertEqual(probe("provider p { probe x(void); };").site_description, '("t.d")')
+        self.assertEqual(header_view.site_description(probe("provider p { probe x(void); };")), '("t.d")')
 
     def test_file_name_characters_that_mean_something_in_an_asm_template_are_octal(self):
         # `%` and `{|}` are operand and dialect syntax in GCC's x86 asm templates; non-ASCII
         # goes byte by byte, which is what the assembler's octal escapes produce.
         (only,) = build("provider p { probe x(); };", source_name="a{b|c}%d é.d").probes
-        self.assertEqual(only.site_description, r'("a\173b\174c\175\045d \303\251.d")')
+        self.assertEqual(header_view.site_description(only), r'("a\173b\174c\175\045d \303\251.d")')
 
     def test_string_and_pointer_arguments_clobber_memory(self):
         # A tracer dereferences both: the stores through them must be done before the site.
-        self.assertEqual(probe("provider p { probe x(int a); };").site_clobbers, "USDT_NO_CLOBBERS")
-        self.assertEqual(probe("provider p { probe x(const char *s); };").site_clobbers, "USDT_MEMORY_CLOBBERS")
-        self.assertEqual(probe("provider p { probe x(struct req *r, int a); };").site_clobbers,
+        self.assertEqual(header_view.site_clobbers(probe("provider p { probe x(int a); };")), "USDT_NO_CLOBBERS")
+        self.assertEqual(header_view.site_clobbers(probe("provider p { probe x(const char *s); };")), "USDT_MEMORY_CLOBBERS")
+        self.assertEqual(header_view.site_clobbers(probe("provider p { probe x(struct req *r, int a); };")),
                          "USDT_MEMORY_CLOBBERS")
 
 
@@ -180,7 +181,7 @@ class CheckTest(unittest.TestCase):
     def test_twelve_arguments_are_accepted(self):
         twelve = probe("provider p {\n  probe many(\n    long, long, long, long,\n    long, long, long, long,\n"
                        "    long, long, long, long);\n};")
-        self.assertEqual(twelve.argument_spec,
+        self.assertEqual(header_view.argument_spec(twelve),
                          '"-" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("0", "0")'
                          + "".join(f' " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("{n}", "{8 * n}")' for n in range(1, 12)))
 
@@ -293,10 +294,10 @@ class SemaphoreFlavourTest(unittest.TestCase):
 
     def test_what_a_probe_without_semaphore_generates(self):
         tick = probe("#pragma usdt no_semaphore p:tick\nprovider p { probe tick(int n); };")
-        self.assertEqual((tick.enabled_expression, tick.site_macro, tick.site_semaphore_operand),
+        self.assertEqual((header_view.enabled_expression(tick), header_view.site_macro(tick), header_view.site_semaphore_operand(tick)),
                          ("USDT_ALWAYS_ACTIVE", "USDT_PROBE_WITHOUT_SEMAPHORE", ""))
         tock = probe("provider p { probe tock(int n); };")
-        self.assertEqual((tock.enabled_expression, tock.site_macro, tock.site_semaphore_operand),
+        self.assertEqual((header_view.enabled_expression(tock), header_view.site_macro(tock), header_view.site_semaphore_operand(tock)),
                          ("USDT_SEMAPHORE_ACTIVE(p_tock_semaphore)", "USDT_PROBE", "p_tock_semaphore, "))
 
     def assertModelError(self, text, expected):
@@ -355,11 +356,11 @@ class CxxNameClashTest(unittest.TestCase):
         (keyword, unnamed) = probe("provider p { probe x(int class, long); };").arguments
         self.assertEqual((keyword.name, keyword.recorded_name), ("class_", "class"))
         self.assertEqual((unnamed.name, unnamed.recorded_name), ("arg1", "arg1"))
-        self.assertIn('"class", "int", "integer"', probe("provider p { probe x(int class); };").site_description)
+        self.assertIn('"class", "int", "integer"', header_view.site_description(probe("provider p { probe x(int class); };")))
 
     def test_unnamed_qualified_typedef(self):
         (argument,) = probe("provider p { probe x(const uint64_t); };").arguments
-        self.assertEqual((argument.name, argument.type.c_type, argument.spec),
+        self.assertEqual((argument.name, argument.type.c_type, header_view.spec(argument)),
                          ("arg0", "uint64_t", '"8@" USDT_SPEC_OPERAND("0", "0")'))
 
 

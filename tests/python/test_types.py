@@ -16,7 +16,7 @@ def words(declared):
 
 def resolved(declared):
     argument_type = resolve(words(declared), LOCATION)
-    return (argument_type.c_type, argument_type.kind, argument_type.size, argument_type.signed)
+    return (argument_type.c_type, argument_type.kind.note_spelling, argument_type.size, argument_type.signed)
 
 
 # Declared spelling -> (C type, kind, size in the note, signed). Sizes are LP64 Linux.
@@ -204,8 +204,8 @@ class TypedefTest(unittest.TestCase):
 
     def resolved(self, declared):
         argument_type = resolve(words(declared), LOCATION, self.TYPEDEFS)
-        return (argument_type.declared, argument_type.c_type, argument_type.kind, argument_type.size,
-                argument_type.signed)
+        return (argument_type.declared, argument_type.c_type, argument_type.kind.note_spelling,
+                argument_type.size, argument_type.signed)
 
     def test_aliases_resolve_to_what_they_stand_for(self):
         self.assertEqual(self.resolved("txid_t"), ("txid_t", "unsigned int", "integer", 4, False))

@@ -1,0 +1,149 @@
+"""The semantic checks of a provider file, each named after what it checks; model.build() runs
+them. Each raises GeneratorError at the declaration that breaks it."""
+
+import re
+from typing import TYPE_CHECKING, Dict, Iterable, Set, Tuple
+
+from . import types
+from .errors import GeneratorError, SourceLocation
+from .parser import FileSyntax, PragmaSyntax, ProbeSyntax, ProbeTargetSyntax, ProviderSyntax
+
+if TYPE_CHECKING:
+    from .model import Probe, Provider, ProviderFile, Typedefs
+
+# The most arguments sys/sdt.h and libbpf read.
+MAX_ARGUMENTS = 12
+
+# `#pragma usdt SETTING provider:probe...` -> whether the probes named get a semaphore.
+SEMAPHORE_SETTINGS = {"semaphore": True, "no_semaphore": False}
+
+
+def check_file_declares_providers(syntax: FileSyntax, path: str) -> None:
+    if not syntax.providers:
+        raise GeneratorError(SourceLocation(path, 1, 1),
+                             "no provider declared; expected 'provider NAME { probe NAME(TYPE, ...); };'")
+
+
+def check_file_name_quotable(source_name: str, path: str) -> None:
+    """The header names the file in a string literal (`#error "... regenerate it from NAME"`),
+    where a quote would end it and a backslash start an escape."""
+    if any(character in '"\\' or not character.isprintable() for character in source_name):
+        raise GeneratorError(SourceLocation(path, 1, 1), f"the file name {source_name!r} cannot stand in the "
+                                                         "header's C strings (no quotes, backslashes or control "
+                                                         "characters); rename the file")
+
+
+def check_provider_declares_probes(syntax: ProviderSyntax) -> None:
+    if not syntax.probes:
+        raise GeneratorError(syntax.location, f"provider '{syntax.name}' declares no probes")
+
+
+def check_argument_count(syntax: ProbeSyntax) -> None:
+    if len(syntax.parameters) > MAX_ARGUMENTS:
+        extra = syntax.parameters[MAX_ARGUMENTS]
+        raise GeneratorError(
+            extra.location,
+            f"probe '{syntax.name}' has {len(syntax.parameters)} arguments; at most "
+            f"{MAX_ARGUMENTS} are supported (the limit of sys/sdt.h and libbpf)")
+
+
+def check_pragma_setting_known(pragma: PragmaSyntax) -> None:
+    if pragma.setting not in SEMAPHORE_SETTINGS:
+        known = " or ".join(f"'{setting}'" for setting in SEMAPHORE_SETTINGS)
+        raise GeneratorError(pragma.location, f"unknown '#pragma usdt' setting '{pragma.setting}'; expected {known}")
+
+
+def check_pragma_target_declared(target: ProbeTargetSyntax, declared: Dict[str, Set[str]]) -> None:
+    if target.provider not in declared:
+        raise GeneratorError(target.location, f"'#pragma usdt' names provider '{target.provider}', "
+                                              "which this file does not declare")
+    if target.probe != "*" and target.probe not in declared[target.provider]:
+        raise GeneratorError(target.location, f"'#pragma usdt' names probe '{target.provider}:{target.probe}', "
+                                              "which this file does not declare")
+
+
+def check_argument_name_not_reserved(name: str, location: SourceLocation) -> None:
+    """The C++ API names its template parameters UsdtArgN and its locals usdt_argument_N."""
+    if name.startswith(("usdt_", "UsdtArg")):
+        raise GeneratorError(location, f"argument name '{name}': names starting with 'usdt_' or "
+                                       "'UsdtArg' are reserved for the generated C++ API")
+
+
+def check_unique(named: Iterable[Tuple[str, SourceLocation]], what: str, scope: str = "") -> None:
+    first_seen: Dict[str, SourceLocation] = {}
+    for name, location in named:
+        if name in first_seen:
+            raise GeneratorError(
+                location, f"duplicate {what} '{name}'{scope} (first declared at {first_seen[name]})")
+        first_seen[name] = location
+
+
+def check_generated_names_unique(model: "ProviderFile") -> None:
+    """Distinct probes that would generate the same macro, semaphore or C++ function
+    (`a__b` and `a_b`; `foo` and `foo_enabled`; providers `delete` and `delete_`)."""
+    owners: Dict[str, "Probe"] = {}
+    for provider in model.providers:
+        namespace = provider.cxx_namespace
+        for probe in provider.probes:
+            for name in (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name,
+                         f"{namespace}::{probe.cxx_name}", f"{namespace}::{probe.cxx_enabled_name}",
+                         f"{namespace}::{probe.cxx_lazy_name}"):
+                other = owners.setdefault(name, probe)
+                if other is not probe:
+                    raise GeneratorError(
+                        probe.location,
+                        f"probe '{probe.provider}:{probe.name}' and probe '{other.provider}:{other.name}' "
+                        f"(declared at {other.location}) would both generate '{name}'; rename one of them")
+
+
+# Macros the generated header's includes (<stdint.h>, <stddef.h>, <stdbool.h>, usdt/usdt.h)
+# or GNU compilers (`linux`, `unix`) define: a generated name equal to one is replaced by
+# the preprocessor, or redefines it.
+_DEFINED_MACROS = re.compile(
+    r"U?INT(?:8|16|32|64|PTR|MAX)_(?:MIN|MAX|C)|U?INT_(?:LEAST|FAST)(?:8|16|32|64)_(?:MIN|MAX)|"
+    r"(?:SIZE|PTRDIFF|SIG_ATOMIC|WCHAR|WINT)_(?:MIN|MAX)|NULL|offsetof|true|false|bool|linux|unix|"
+    r"_?USDT_\w*")
+
+
+# Top-level namespaces the C++ standard reserves: `std` ([namespace.std]), `std` followed by
+# digits ([namespace.future]) and `posix` ([namespace.posix]). A provider's namespace is top-level.
+_RESERVED_NAMESPACES = re.compile(r"std[0-9]*|posix")
+
+
+def check_provider_namespace_not_reserved(provider: "Provider") -> None:
+    """The C++ API puts a provider's functions in `namespace PROVIDER`, where a program may not
+    declare anything if the standard reserves that namespace."""
+    if _RESERVED_NAMESPACES.fullmatch(provider.cxx_namespace):
+        raise GeneratorError(provider.location, f"provider '{provider.name}' would generate namespace "
+                                                f"'{provider.cxx_namespace}', which the C++ standard reserves "
+                                                "(std, std followed by digits, posix); rename it")
+
+
+def check_generated_names_free(model: "ProviderFile", typedefs: "Typedefs") -> None:
+    """Every name the generated code declares is free for it to take: not reserved for the C
+    implementation or by the C++ standard, not a macro or a type the header sees, not the
+    runtime's or the C++ API's own (`provider usdt` would add to the runtime's namespace `usdt`)."""
+    types_seen = set(types.NAMED_INTEGERS) | set(typedefs)
+    for provider in model.providers:
+        check_provider_namespace_not_reserved(provider)
+        named = [(f"provider '{provider.name}'", provider.location, (provider.cxx_namespace,))]
+        named += [(f"probe '{probe.provider}:{probe.name}'", probe.location,
+                   (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name, probe.cxx_name,
+                    probe.cxx_enabled_name, probe.cxx_lazy_name)) for probe in provider.probes]
+        named += [(f"argument '{argument.name}'", argument.location, (argument.name,))
+                  for probe in provider.probes for argument in probe.arguments]
+        for what, location, generated_names in named:
+            for generated in generated_names:
+                if re.match(r"_[A-Z_]", generated):
+                    raise GeneratorError(location, f"{what} would generate '{generated}', a name reserved "
+                                                   "for the C implementation (it starts with '__' or '_' and a "
+                                                   "capital letter); rename it")
+                if _DEFINED_MACROS.fullmatch(generated):
+                    raise GeneratorError(location, f"{what} would generate '{generated}', which the generated "
+                                                   "header's includes or the compiler define as a macro; rename it")
+                if generated in types_seen:
+                    raise GeneratorError(location, f"{what} would generate '{generated}', the name of a type "
+                                                   "the generated code uses; rename it")
+                if generated == "usdt" or generated.startswith(("UsdtArg", "UsdtMake")):
+                    raise GeneratorError(location, f"{what} would generate '{generated}', a name the generated "
+                                                   "C++ API uses itself; rename it")

@@ -1,0 +1,23 @@
+"""What provider.perf.sh.j2 prints: the events `perf probe` makes of the notes. Each function is a
+Jinja filter of the template."""
+
+from .model import Probe, Provider
+
+def perf_event(probe: Probe) -> str:
+    """The event `perf probe` creates from the note."""
+    return f"sdt_{probe.provider}:{probe.name}"
+
+
+def perf_event_description(probe: Probe) -> str:
+    """The event and what its numbered arguments are (perf numbers them from arg1):
+    `sdt_myapp:request__start arg1=id (uint64_t) arg2=path (const char *)`."""
+    return " ".join([perf_event(probe), *(f"arg{argument.index + 1}={argument.name} ({argument.type.declared})"
+                                          for argument in probe.arguments)])
+
+
+def perf_group(provider: Provider) -> str:
+    """perf's event group for the provider's probes."""
+    return f"sdt_{provider.name}"
+
+
+FILTERS = {function.__name__: function for function in (perf_event, perf_event_description, perf_group)}
