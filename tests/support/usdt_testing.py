@@ -2,8 +2,9 @@
 
 Tests that need root or a tracer call `require_tracer(test, "bpftrace")`. It skips with the
 reason, or fails when USDT_REQUIRE_TRACERS=1 (set by .ci/run), where a skip would hide a
-test that never ran. `main()` exits 77 when tests were skipped, which CTest shows as
-"Skipped" (SKIP_RETURN_CODE 77), and 1 on failure.
+test that never ran. `main()` exits 1 on failure; 77, which CTest shows as "Skipped"
+(SKIP_RETURN_CODE 77), when every test was skipped; 0 when some passed, the skips' reasons
+in the log. With USDT_REQUIRE_TRACERS=1 any skip, for whatever reason, is a failure.
 """
 
 import argparse
@@ -58,9 +59,18 @@ def parse_options(parser: argparse.ArgumentParser,
 
 
 def main() -> None:
-    """Runs the calling module's tests; exit code 0, 1, or 77 when any test was skipped."""
+    """Runs the calling module's tests; exits as the module docstring says."""
     program = unittest.main(module="__main__", exit=False, verbosity=2)
-    result = program.result
+    sys.exit(exit_status(program.result))
+
+
+def exit_status(result: unittest.TestResult) -> int:
     if not result.wasSuccessful():
-        sys.exit(1)
-    sys.exit(SKIP_RETURN_CODE if result.skipped else 0)
+        return 1
+    if result.skipped and tracers_required():
+        reasons = "; ".join(sorted({reason for _, reason in result.skipped}))
+        print(f"USDT_REQUIRE_TRACERS=1 but {len(result.skipped)} skipped: {reasons}", file=sys.stderr)
+        return 1
+    if result.skipped and len(result.skipped) == result.testsRun:
+        return SKIP_RETURN_CODE
+    return 0
