@@ -418,8 +418,13 @@ def missed_targets(measured_targets: List[Target]) -> List[str]:
     if not missed:
         return []
     lines = ["### Where a target is not met", ""]
+    explained = set()
     for target in missed:
-        lines += [f"**{target.text}.**", "", target.when_missed or "No explanation yet: read the tables below.", ""]
+        explanation = target.when_missed or "No explanation yet: read the tables below."
+        if explanation in explained:
+            explanation = "For the reason given above."
+        explained.add(target.when_missed)
+        lines += [f"**{target.text}.**", "", explanation, ""]
     return lines
 
 

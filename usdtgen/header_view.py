@@ -118,9 +118,15 @@ def cxx_requirement(argument: Argument) -> str:
     """The static_assert message when the C++ API gets a value this argument cannot take."""
     argument_type = argument.type
     if argument_type.kind == Kind.INTEGER:
-        size = f"sizeof({argument_type.c_type})" if argument_type.pointer_sized else argument_type.size
-        literals = f", literals as {argument_type.c_type}{{3}}" if argument_type.size < 4 else ""
-        accepted = f"an integer or enum of at most {size} bytes (convert wider values explicitly{literals})"
+        if argument_type.pointer_sized:
+            size = f"sizeof({argument_type.c_type}) bytes"
+        else:
+            size = f"{argument_type.size} byte{'s' if argument_type.size > 1 else ''}"
+        # A braced conversion takes a one-word type only: `short{3}`, `static_cast<unsigned short>(3)`.
+        literal = (f"static_cast<{argument_type.c_type}>(3)" if " " in argument_type.c_type
+                   else f"{argument_type.c_type}{{3}}")
+        literals = f", literals as {literal}" if argument_type.size < 4 else ""
+        accepted = f"an integer or enum of at most {size} (convert wider values explicitly{literals})"
     else:
         accepted = {
             Kind.BOOLEAN: "a bool",

@@ -75,7 +75,8 @@ class Argument:
 
     @cached_property
     def recorded_name(self) -> str:
-        """The name `.note.usdt` records: the .d file's, not one output language's."""
+        """The name `.note.usdt` records and the tracer scripts print: the .d file's, not the
+        C++ API's (`class`, not `class_`)."""
         return self.declared_name or self.name
 
     @cached_property
@@ -133,7 +134,7 @@ class Probe:
     def signature(self) -> str:
         """The declaration as a comment: `uint64_t id, const char * path`."""
         return ", ".join(
-            f"{argument.type.declared} {argument.name}".strip() for argument in self.arguments)
+            f"{argument.type.declared} {argument.recorded_name}".strip() for argument in self.arguments)
 
 
 

@@ -58,10 +58,10 @@ class DerivedNameTest(unittest.TestCase):
         self.assertEqual(tick.cxx_name, "Tick")
 
     def test_argument_names(self):
-        # Unnamed arguments are argN in C++; keyword names get '_'.
+        # Unnamed arguments are argN in C++; keyword names get '_' there, and only there.
         x = probe("provider p { probe x(int, char *new, long n, bool); };")
         self.assertEqual([a.name for a in x.arguments], ["arg0", "new_", "n", "arg3"])
-        self.assertEqual(x.signature, "int arg0, char * new_, long n, bool arg3")
+        self.assertEqual(x.signature, "int arg0, char * new, long n, bool arg3")
 
     def test_file_names(self):
         probe_file = build("provider p { probe x(); };", "my-probes.d")
