@@ -1,0 +1,60 @@
+"""Real tracers on a target this machine runs itself: i386 programs on the x86-64 kernel. The
+integration programs cross-compiled for i386 (project/, as test_target.py builds them) run
+natively, through the sysroot's dynamic loader, while bpftrace 0.17 (root), attached to the
+program's file, reads the first six arguments of every probe of every hit: the argument
+block's `-8@48(%eax)` read whole, strings through str(). `bpftrace -l` lists every probe.
+"""
+
+import subprocess
+
+import cross_project   # first: puts tests/integration and tests/package on sys.path
+import bpftrace_attach
+import expected
+import package_support as package
+from usdt_testing import main, require_tracer
+
+
+class NativeBpftraceTest(cross_project.CrossTestCase):
+    project_build = cross_project.ProjectBuild()
+    maxDiff = None
+
+    def setUp(self):
+        require_tracer(self, "bpftrace")
+        super().setUp()
+
+    def command(self, module, *arguments):
+        loader = f"{self.target.sysroot}/lib/ld-linux.so.2"
+        return [loader, "--library-path", f"{self.target.sysroot}/lib", self.path(module), *arguments]
+
+    def test_every_probe_listed(self):
+        for module in cross_project.TYPES_PROGRAMS:
+            with self.subTest(module=module):
+                listing = subprocess.run(["bpftrace", "-l", f"usdt:{self.path(module)}:*"], capture_output=True,
+                                         text=True, timeout=60).stdout
+                listed = sorted(line.split(":", 2)[2] for line in listing.split())
+                self.assertEqual(listed, sorted(self.expectation(module).expected_specs(self.target.pointer_size)))
+
+    def test_every_argument_bpftrace_reads(self):
+        hits = expected.types_hits(self.target.pointer_size)
+        first_hits = {}
+        for hit in hits:
+            first_hits.setdefault(hit.probe, hit)
+        for module in cross_project.TYPES_PROGRAMS:
+            with self.subTest(module=module):
+                specs = self.expectation(module).expected_specs(self.target.pointer_size)
+                script = bpftrace_attach.BEGIN_READY + "\n".join(
+                    f"usdt:{self.path(module)}:{probe} " + bpftrace_attach.printf_action(
+                        probe, specs[probe], hit.values, lambda value: isinstance(value, expected.Text))
+                    for probe, hit in first_hits.items())
+                output, program = bpftrace_attach.trace(
+                    script, lambda: subprocess.run(self.command(module, *expected.TYPES_ARGUMENTS),
+                                                   capture_output=True, text=True, timeout=60), len(hits))
+                self.assertEqual((program.returncode, program.stderr), (0, ""))
+                wanted = ["|".join([f"HIT {hit.probe}", *map(str, expected.resolve(
+                    hit.values[:bpftrace_attach.ARGUMENTS_READ], program.stdout))]) for hit in hits]
+                self.assertEqual([line for line in output.splitlines() if line.startswith("HIT ")], wanted, output)
+
+
+if __name__ == "__main__":
+    package.parse_arguments(cross_project.add_target_option)
+    main()
