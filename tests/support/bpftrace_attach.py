@@ -53,6 +53,7 @@ def trace(script: str, action: Callable[[], Result], expected_hits: int,
     finally:
         _stop(tracer, timeout)
         reader.join(timeout=timeout)
+        tracer.stdout.close()
     while not lines.empty():
         output.append(lines.get())
     return "".join(output), result
