@@ -25,6 +25,7 @@ from usdtgen import cli
 REPOSITORY = Path(__file__).resolve().parents[2]
 CATALOGUE = REPOSITORY / "docs" / "errors.md"
 SOURCES = sorted((REPOSITORY / "usdtgen").glob("*.py"))
+COMMAND = "$ python3 -m usdtgen "   # how each example runs the generator
 
 # Messages the code can build but no input reaches, and why; each must still be in the code.
 UNREACHABLE = {
@@ -42,7 +43,7 @@ class Example:
 
 def read_catalogue() -> List[Example]:
     """The examples: under each `###` title, an optional ```d block, then a ```console block
-    whose first line is `$ usdtgen ARGUMENTS` and the rest the expected stderr."""
+    whose first line is `$ python3 -m usdtgen ARGUMENTS` and the rest the expected stderr."""
     examples = []
     title, source, block, info = None, None, None, ""
     for line in CATALOGUE.read_text(encoding="utf-8").split("\n"):
@@ -55,8 +56,8 @@ def read_catalogue() -> List[Example]:
                 source = ("\n".join(block) + "\n").encode(encoding)
             elif info == "console":
                 command = block[0]
-                assert command.startswith("$ usdtgen "), f"{title}: a console block starts with '$ usdtgen '"
-                examples.append(Example(title, source, shlex.split(command[len("$ usdtgen "):]), block[1:]))
+                assert command.startswith(COMMAND), f"{title}: a console block starts with '{COMMAND}'"
+                examples.append(Example(title, source, shlex.split(command[len(COMMAND):]), block[1:]))
             block = None
         elif line.startswith("### "):
             title, source = line[4:], None
