@@ -36,8 +36,8 @@ def _bpftrace_value(argument: Argument) -> str:
 def bpftrace_printf_format(probe: Probe) -> str:
     """Arguments past the ones bpftrace reads print as `name=?`."""
     read, unread = probe.arguments[:BPFTRACE_ARGUMENTS_READ], probe.arguments[BPFTRACE_ARGUMENTS_READ:]
-    fields = [f"{argument.recorded_name}={_bpftrace_format(argument)}" for argument in read]
-    fields += [f"{argument.recorded_name}=?" for argument in unread]
+    fields = [f"{argument.declared_name}={_bpftrace_format(argument)}" for argument in read]
+    fields += [f"{argument.declared_name}=?" for argument in unread]
     return " ".join(["%llu pid=%d tid=%d", f"{probe.provider}:{probe.name}", *fields]) + "\\n"
 
 

@@ -85,7 +85,7 @@ def site_description(probe: Probe) -> str:
     parenthesized list of C string literals that become the operands of an `.asciz`."""
     strings = [probe.source_name]
     for argument in probe.arguments:
-        strings += [argument.recorded_name, argument.type.declared, argument.type.kind.note_spelling]
+        strings += [argument.declared_name, argument.type.declared, argument.type.kind.note_spelling]
     return "(" + ", ".join(f'"{asm_string_text(string)}"' for string in strings) + ")"
 
 

@@ -71,13 +71,9 @@ class Argument:
     type: types.ArgumentType
     location: SourceLocation
     cxx_function: str         # the C++ function taking it, for messages: `myapp::request_start`
-    declared_name: str = ""   # as the .d file names it (`class`), or argN; default: `name`
-
-    @cached_property
-    def recorded_name(self) -> str:
-        """The name `.note.usdt` records and the tracer scripts print: the .d file's, not the
-        C++ API's (`class`, not `class_`)."""
-        return self.declared_name or self.name
+    # As the .d file names it, or argN: what `.note.usdt` records and the tracer scripts
+    # print (`class`, where the C++ API has `class_`).
+    declared_name: str
 
     @cached_property
     def macro_parameter(self) -> str:
@@ -134,7 +130,7 @@ class Probe:
     def signature(self) -> str:
         """The declaration as a comment: `uint64_t id, const char * path`."""
         return ", ".join(
-            f"{argument.type.declared} {argument.recorded_name}".strip() for argument in self.arguments)
+            f"{argument.type.declared} {argument.declared_name}".strip() for argument in self.arguments)
 
 
 

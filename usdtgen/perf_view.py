@@ -11,7 +11,7 @@ def perf_event(probe: Probe) -> str:
 def perf_event_description(probe: Probe) -> str:
     """The event and what its numbered arguments are (perf numbers them from arg1):
     `sdt_myapp:request__start arg1=id (uint64_t) arg2=path (const char *)`."""
-    return " ".join([perf_event(probe), *(f"arg{argument.index + 1}={argument.recorded_name} ({argument.type.declared})"
+    return " ".join([perf_event(probe), *(f"arg{argument.index + 1}={argument.declared_name} ({argument.type.declared})"
                                           for argument in probe.arguments)])
 
 

@@ -28,7 +28,7 @@ def _systemtap_value(argument: Argument) -> str:
 
 
 def systemtap_printf_format(probe: Probe) -> str:
-    fields = [f"{argument.recorded_name}={_systemtap_format(argument)}" for argument in probe.arguments]
+    fields = [f"{argument.declared_name}={_systemtap_format(argument)}" for argument in probe.arguments]
     return " ".join(["%d pid=%d tid=%d", f"{probe.provider}:{probe.name}", *fields]) + "\\n"
 
 

@@ -89,13 +89,14 @@ def _sizes(arguments: Sequence[Tuple[int, bool]]) -> str:
 def _model_probe(probe: elf.Probe, module: str) -> model.Probe:
     """The generator's model of a probe recovered from a binary: its line format is the model's."""
     location = SourceLocation(module, 0, 0)
+    names = [argument.name if _NAME.fullmatch(argument.name) else f"arg{argument.index}" for argument in probe.arguments]
     arguments = tuple(
-        model.Argument(argument.index, argument.name if _NAME.fullmatch(argument.name) else f"arg{argument.index}",
+        model.Argument(argument.index, name,
                        types.ArgumentType(argument.declared_type, argument.declared_type,
                                           types.Kind.from_note_spelling(argument.kind), argument.size,
                                           argument.signed),
-                       location, cxx_function="")
-        for argument in probe.arguments)
+                       location, cxx_function="", declared_name=name)
+        for argument, name in zip(probe.arguments, names))
     return model.Probe(probe.provider, probe.name, arguments, location, has_semaphore=probe.semaphore != 0,
                        source_name=probe.source_name or "")
 

@@ -9,6 +9,7 @@ import subprocess
 
 import cross_project   # first: puts tests/integration and tests/package on sys.path
 import bpftrace_attach
+import bpftrace_lines
 import expected
 import package_support as package
 from usdt_testing import main, require_tracer
@@ -36,24 +37,16 @@ class NativeBpftraceTest(cross_project.CrossTestCase):
 
     def test_every_argument_bpftrace_reads(self):
         hits = expected.types_hits(self.target.pointer_size)
-        first_hits = {}
-        for hit in hits:
-            first_hits.setdefault(hit.probe, hit)
         for module in cross_project.TYPES_PROGRAMS:
             with self.subTest(module=module):
                 specs = self.expectation(module).expected_specs(self.target.pointer_size)
-                script = bpftrace_attach.BEGIN_READY + "\n".join(
-                    f"usdt:{self.path(module)}:{probe} " + bpftrace_attach.printf_action(
-                        probe, specs[probe], hit.values, lambda value: isinstance(value, expected.Text))
-                    for probe, hit in first_hits.items())
+                script = bpftrace_attach.BEGIN_READY + bpftrace_lines.program(self.path(module), specs, hits)
                 output, program = bpftrace_attach.trace(
                     script, lambda: subprocess.run(self.command(module, *expected.TYPES_ARGUMENTS),
                                                    capture_output=True, text=True, timeout=60), len(hits))
                 self.assertEqual((program.returncode, program.stderr), (0, ""))
-                wanted = ["|".join([f"HIT {hit.probe}", *map(str, expected.resolve(
-                    hit.values[:bpftrace_attach.ARGUMENTS_READ], program.stdout))]) for hit in hits]
-                self.assertEqual([line for line in output.splitlines() if line.startswith("HIT ")], wanted, output)
-
+                self.assertEqual(bpftrace_attach.hit_lines(output), bpftrace_lines.expected_lines(hits, program.stdout),
+                                 output)
 
 if __name__ == "__main__":
     package.parse_arguments(cross_project.add_target_option)

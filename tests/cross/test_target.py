@@ -142,6 +142,7 @@ class ListTest(CrossTestCase):
         for module in TYPES_PROGRAMS + ("solib",):
             with self.subTest(module=module):
                 listed = self.listing(module)
+                notes = self.notes(module)
                 specs = self.expectation(module).expected_specs(self.target.pointer_size)
                 self.assertEqual(sorted(listed), sorted(specs))
                 for probe, (source, arguments) in expected.DESCRIPTIONS.items():
@@ -153,7 +154,7 @@ class ListTest(CrossTestCase):
                 for probe, prefixes in specs.items():
                     self.assertEqual(tuple(f"{'-' if argument['signed'] else ''}{argument['size']}@"
                                            for argument in listed[probe]["arguments"]), prefixes, probe)
-                    sites = sum(note.probe == probe for note in self.notes(module))
+                    sites = sum(note.probe == probe for note in notes)
                     self.assertEqual(len(listed[probe]["sites"]), sites, probe)
 
 

@@ -8,37 +8,12 @@ import subprocess
 import unittest
 
 import bpftrace_attach
+import bpftrace_lines
 import built_programs
 import expected
 from usdt_testing import main, require_tracer
 
 PROGRAMS = {}
-
-
-def printf_action(probe, specs, hit):
-    return bpftrace_attach.printf_action(probe, specs, hit.values, lambda value: isinstance(value, expected.Text))
-
-
-def bpftrace_program(path, module, hits):
-    specs = expected.MODULES[module].expected_specs()
-    first_hits = {}
-    for hit in hits:
-        first_hits.setdefault(hit.probe, hit)
-    return "\n".join(f"usdt:{path}:{probe} {printf_action(probe, specs[probe], hit)}"
-                     for probe, hit in first_hits.items())
-
-
-def expected_lines(hits, output):
-    """What the probe actions print, with `Address` values taken from the program's output."""
-    lines = []
-    for hit in hits:
-        values = expected.resolve(hit.values[:bpftrace_attach.ARGUMENTS_READ], output)
-        lines.append("|".join([f"HIT {hit.probe}", *map(str, values)]))
-    return lines
-
-
-def hit_lines(output):
-    return [line for line in output.splitlines() if line.startswith("HIT ")]
 
 
 def listed_probes(path):
@@ -56,7 +31,7 @@ class BpftraceTestCase(unittest.TestCase):
 
     def trace_command(self, module, program, arguments, hits):
         """Runs `program arguments` under `bpftrace -c`; returns its stdout (the program's too)."""
-        script = bpftrace_program(PROGRAMS[module], module, hits)
+        script = bpftrace_lines.program(PROGRAMS[module], expected.MODULES[module].expected_specs(), hits)
         completed = subprocess.run(
             ["bpftrace", "-e", script, "-c", " ".join([PROGRAMS[program], *arguments])],
             capture_output=True, text=True, timeout=60)
@@ -76,7 +51,7 @@ class TypesUnderBpftrace(BpftraceTestCase):
         for program in built_programs.TYPES_PROGRAMS:
             with self.subTest(program=program):
                 output = self.trace_command(program, program, expected.TYPES_ARGUMENTS, expected.TYPES_HITS)
-                self.assertEqual(hit_lines(output), expected_lines(expected.TYPES_HITS, output), output)
+                self.assertEqual(bpftrace_attach.hit_lines(output), bpftrace_lines.expected_lines(expected.TYPES_HITS, output), output)
 
 
 class LibrariesUnderBpftrace(BpftraceTestCase):
@@ -87,26 +62,27 @@ class LibrariesUnderBpftrace(BpftraceTestCase):
     def test_static_and_object_library_probes(self):
         hits = [hit for hit in expected.LINKED_HITS if hit.probe in ("archive:fire", "objects:built")]
         output = self.trace_command("linked", "linked", expected.LINKED_ARGUMENTS, hits)
-        self.assertEqual(hit_lines(output), expected_lines(hits, output), output)
+        self.assertEqual(bpftrace_attach.hit_lines(output), bpftrace_lines.expected_lines(hits, output), output)
 
     def test_shared_library_probes_and_semaphore(self):
         # `-c` does not reach probes of a library the child has not mapped yet (bpftrace 0.17):
         # attach to the library file itself, then start the program.
         hits = [hit for hit in expected.LINKED_HITS if hit.probe.startswith("solib:")]
-        script = bpftrace_attach.BEGIN_READY + bpftrace_program(PROGRAMS["solib"], "solib", hits)
+        script = bpftrace_attach.BEGIN_READY + bpftrace_lines.program(
+            PROGRAMS["solib"], expected.MODULES["solib"].expected_specs(), hits)
         output, program = bpftrace_attach.trace(
             script, lambda: subprocess.run([PROGRAMS["linked"], *expected.LINKED_ARGUMENTS],
                                            capture_output=True, text=True, timeout=30), len(hits))
         self.assertEqual(program.returncode, 0, program.stderr)
         # solib:guarded fires only because the kernel raised its semaphore inside the library.
-        self.assertEqual(hit_lines(output), expected_lines(hits, output), output)
+        self.assertEqual(bpftrace_attach.hit_lines(output), bpftrace_lines.expected_lines(hits, output), output)
 
 
 class FlavoursUnderBpftrace(BpftraceTestCase):
     def test_lazy_probe_and_probe_without_semaphore(self):
         hits = expected.FLAVOURS_TRACED_HITS
         output = self.trace_command("flavours", "flavours", [], hits)
-        self.assertEqual(hit_lines(output), expected_lines(hits, output), output)
+        self.assertEqual(bpftrace_attach.hit_lines(output), bpftrace_lines.expected_lines(hits, output), output)
         self.assertIn("evaluated=1", output)
 
     def test_untraced_lazy_probe_evaluates_nothing(self):

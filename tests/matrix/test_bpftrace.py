@@ -48,10 +48,6 @@ def wanted_lines(program_output):
     return lines
 
 
-def hit_lines(output):
-    return [line for line in output.splitlines() if line.startswith("HIT ")]
-
-
 def run(command, **options):
     return subprocess.run(command, capture_output=True, encoding="utf-8", errors="replace",
                           timeout=120, **options)
@@ -84,7 +80,7 @@ class BpftraceTest(unittest.TestCase):
         require_tracer(self, "bpftrace")
         built = build.result_or_raise(self.builds[cell], cell.name)
         output, program_output = self.trace(built)
-        self.assertEqual(hit_lines(output), wanted_lines(program_output), output)
+        self.assertEqual(bpftrace_attach.hit_lines(output), wanted_lines(program_output), output)
 
 
 def add_cell_tests():

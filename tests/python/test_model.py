@@ -354,8 +354,8 @@ class CxxNameClashTest(unittest.TestCase):
     def test_the_usdt_note_records_names_as_declared(self):
         # The C++ API cannot name a parameter `class`; the record keeps what the .d file says.
         (keyword, unnamed) = probe("provider p { probe x(int class, long); };").arguments
-        self.assertEqual((keyword.name, keyword.recorded_name), ("class_", "class"))
-        self.assertEqual((unnamed.name, unnamed.recorded_name), ("arg1", "arg1"))
+        self.assertEqual((keyword.name, keyword.declared_name), ("class_", "class"))
+        self.assertEqual((unnamed.name, unnamed.declared_name), ("arg1", "arg1"))
         self.assertIn('"class", "int", "integer"', header_view.site_description(probe("provider p { probe x(int class); };")))
 
     def test_unnamed_qualified_typedef(self):

@@ -35,6 +35,11 @@ def printf_action(probe: str, specs: Sequence[str], values: Sequence, is_text: C
     return "{ printf(" + ", ".join([f'"{"|".join(formats)}\\n"', *arguments]) + "); }"
 
 
+def hit_lines(output: str) -> List[str]:
+    """The lines printf_action's actions printed, in `output`."""
+    return [line for line in output.splitlines() if line.startswith("HIT ")]
+
+
 def trace(script: str, action: Callable[[], Result], expected_hits: int,
           timeout: float = 30) -> Tuple[str, Result]:
     """Starts `bpftrace -e script` (which includes BEGIN_READY), calls `action()` once attached,
