@@ -11,7 +11,7 @@
 #define ALL_RUNS(X) \
     CHEAP_SITES(X, none) CHEAP_SITES(X, sdt) CHEAP_SITES(X, macro) CHEAP_SITES(X, function) \
     COSTLY_SITES(X, none) COSTLY_SITES(X, sdt) COSTLY_SITES(X, macro) COSTLY_SITES(X, sdt_guarded) \
-    COSTLY_SITES(X, guarded) COSTLY_SITES_WITH_ARGUMENTS(X, lazy)
+    COSTLY_SITES(X, guarded) COSTLY_SITES(X, guarded_function)
 
 ALL_RUNS(DEFINE_RUN)
 

@@ -27,12 +27,12 @@ HIT_ROWS = [("reg", "a0"), ("reg", "a2"), ("reg", "a6"), ("reg", "a12")]
 SOURCES = {"reg": "in registers", "mem": "in memory", "costly": "a call each"}
 KINDS = {"none": "no probe", "sdt": "sys/sdt.h", "sdt_guarded": "sys/sdt.h, `dtrace -h` guard",
          "macro": "ours: macro", "function": "ours: C++ function", "guarded": "ours: guarded",
-         "lazy": "ours: lazy"}
+         "guarded_function": "ours: guarded C++ function"}
 UNGUARDED = ["macro", "function"]
-GUARDED = ["guarded", "lazy"]
+GUARDED = ["guarded", "guarded_function"]
 CHEAP_KINDS = ["sdt", "macro", "function"]
-COSTLY_KINDS = ["sdt", "macro", "sdt_guarded", "guarded", "lazy"]
-SIZE_KINDS = ["sdt", "macro", "function", "sdt_guarded", "guarded", "lazy"]
+COSTLY_KINDS = ["sdt", "macro", "sdt_guarded", "guarded", "guarded_function"]
+SIZE_KINDS = ["sdt", "macro", "function", "sdt_guarded", "guarded", "guarded_function"]
 SITES_PER_SIZE_FUNCTION = 100  # bench/site_sizes.cpp
 
 
@@ -194,12 +194,10 @@ def guarded_instructions_target(compilers: List[Compiler]) -> Target:
         for source, probe in COSTLY_ROWS:
             for kind in GUARDED:
                 cost = compiler.added_instructions(kind, source, probe)
-                if cost is None:
-                    continue  # a probe without arguments has no lazy form
                 costs.append(cost)
                 if cost > 3:
                     failures.append(f"{_site(compiler, kind, source, probe)}: {cost:.2f}")
-    return Target("A guarded or lazy disabled probe costs at most 3 instructions over no probe, "
+    return Target("A guarded disabled probe (macro or C++ function) costs at most 3 instructions over no probe, "
                   "whatever its arguments cost to compute",
                   f"{min(costs):.2f} to {max(costs):.2f} instructions over no probe" + _failing(failures),
                   not failures, GUARD_AND_LOOP_SHAPE)
@@ -270,17 +268,15 @@ empty string (tests/integration, `FreshStrings`). A string argument of a probe w
 semaphore also costs the semaphore check (`cmpw`, `jne`) and, out of line, a call: while
 traced, the probe reads the string's first bytes so that a literal on a page nothing else
 touched is mapped when the tracer reads it (BPF cannot fault a page in; docs/reference.md,
-"Strings that print as `""`"). Where these costs matter, guard the probe or use the lazy
-form: see the guarded and lazy columns, whatever the arguments cost."""
+"Strings that print as `""`"). Where these costs matter, guard the probe: see the guarded
+columns, whatever the arguments cost."""
 
 GUARD_AND_LOOP_SHAPE = """usdt's guard is two instructions on x86-64, `cmpw $0, semaphore(%rip)` and `jne`
 (objdump -d the `run_guarded_*` functions of bench/disabled_sites). What a row adds beyond
 them is the compiler's loop around the skipped branch: with many arguments to compute in
-that branch, a compiler may rewrite the loop's counter for them (Clang 14 did for the
-guarded macro with 12 arguments, adding instructions to every iteration, taken or not). The
-guarded macro is user code around `_ENABLED()`, so usdt cannot shape that loop; the lazy
-C++ form of the same probe, whose arguments are computed inside a callable, kept the loop as
-it was. Where a row fails, prefer the lazy form."""
+that branch, a compiler may rewrite the loop's counter for them, adding instructions to every
+iteration, taken or not. A guarded probe is user code around `_ENABLED()`, so usdt cannot
+shape that loop."""
 
 CXX_API_COMPILE_COST = """C translation units meet it: they see the macros, the semaphores and `.stapsdt.base`.
 A C++ translation unit also parses the typed API's function templates, a few per probe (see the
@@ -382,7 +378,7 @@ bench/disabled_sites.cpp runs N and 2N times; the difference divided by N is the
 iteration. Tables show what a site adds to the same loop without a probe, which keeps the
 same values alive with an empty `asm` (the registers, or the struct); for arguments costing a
 call, the loop without a probe is empty, as skipping them is what a guard is for. Ratios are
-to sys/sdt.h's `STAP_PROBEn`, or for guarded and lazy probes to `STAP_PROBEn` behind the
+to sys/sdt.h's `STAP_PROBEn`, or for guarded probes to `STAP_PROBEn` behind the
 guard `dtrace -h` generates (`__builtin_expect` on a non-volatile semaphore). The operands
 column says what sys/sdt.h's notes name: registers, stack slots (spilled arguments), memory
 through a register, or indexed forms (`8@8(%rdx,%rax,8)`, which perf skips; see

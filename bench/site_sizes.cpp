@@ -18,7 +18,7 @@
 
 #define ALL_SIZES(X) \
     CHEAP_SITES(X, none) CHEAP_SITES(X, sdt) CHEAP_SITES(X, macro) CHEAP_SITES(X, function) \
-    CHEAP_SITES(X, sdt_guarded) CHEAP_SITES(X, guarded) CHEAP_SITES_WITH_ARGUMENTS(X, lazy)
+    CHEAP_SITES(X, sdt_guarded) CHEAP_SITES(X, guarded) CHEAP_SITES(X, guarded_function)
 
 ALL_SIZES(DEFINE_SIZES)
 

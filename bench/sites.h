@@ -11,7 +11,7 @@
  *            macro        our BENCH_A2(...)
  *            function     our typed C++ bench::a2(...)
  *            guarded      if (BENCH_A2_ENABLED()) BENCH_A2(...)
- *            lazy         bench::a2_lazy([&] { return std::make_tuple(...); })
+ *            guarded_function  if (BENCH_A2_ENABLED()) bench::a2(...)
  *   sources  reg          values the code already has in registers: i + k
  *            mem          fields of a struct the code points at: p->v[k]
  *            str          a string field, in a loop that also updates a global
@@ -26,7 +26,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/sdt.h>
-#include <tuple>
 
 #include "bench.h"
 #include "support.h"
@@ -83,19 +82,17 @@
 #define SITE_function(probe, PROBE, n, source) bench::probe(ARGS_##n(VALUE_##source))
 #define SITE_guarded(probe, PROBE, n, source) \
     if (BENCH_##PROBE##_ENABLED()) SITE_macro(probe, PROBE, n, source)
-#define SITE_lazy(probe, PROBE, n, source) \
-    bench::probe##_lazy([&] { return std::make_tuple(ARGS_##n(VALUE_##source)); })
+#define SITE_guarded_function(probe, PROBE, n, source) \
+    if (BENCH_##PROBE##_ENABLED()) SITE_function(probe, PROBE, n, source)
 
-/* The (source, probe) pairs: X(kind, source, probe, PROBE, n). The lazy API needs arguments,
-   hence the lists without a0. */
-#define CHEAP_SITES_WITH_ARGUMENTS(X, kind) \
+/* The (source, probe) pairs: X(kind, source, probe, PROBE, n). */
+#define CHEAP_SITES(X, kind) \
+    X(kind, reg, a0, A0, 0) \
     X(kind, reg, a2, A2, 2) X(kind, mem, a2, A2, 2) \
     X(kind, reg, a6, A6, 6) X(kind, mem, a6, A6, 6) \
     X(kind, reg, a12, A12, 12) X(kind, mem, a12, A12, 12) \
     X(kind, str, s1, S1, 1)
-#define CHEAP_SITES(X, kind) X(kind, reg, a0, A0, 0) CHEAP_SITES_WITH_ARGUMENTS(X, kind)
-#define COSTLY_SITES_WITH_ARGUMENTS(X, kind) \
-    X(kind, costly, a2, A2, 2) X(kind, costly, a6, A6, 6) X(kind, costly, a12, A12, 12)
-#define COSTLY_SITES(X, kind) X(kind, costly, a0, A0, 0) COSTLY_SITES_WITH_ARGUMENTS(X, kind)
+#define COSTLY_SITES(X, kind) \
+    X(kind, costly, a0, A0, 0) X(kind, costly, a2, A2, 2) X(kind, costly, a6, A6, 6) X(kind, costly, a12, A12, 12)
 
 #endif /* USDT_BENCH_SITES_H */

@@ -14,7 +14,6 @@
 #include <sstream>
 #include <string>
 #include <thread>
-#include <tuple>
 
 namespace {
 
@@ -140,12 +139,11 @@ int main(int argc, char **argv) {
             kvserver::request_done(request.id, status, static_cast<std::uint64_t>(latency.count()));
         }
         misses += stats.misses;
-        // The summary is only worth building when someone is tracing batch__done: the lazy
-        // form calls the lambda only then.
-        kvserver::batch_done_lazy([&] {
+        // The summary is only worth building when someone is tracing batch__done.
+        if (KVSERVER_BATCH_DONE_ENABLED()) {
             ++summaries;
-            return std::make_tuple(batch, stats.requests, store.size(), store.summary(stats));
-        });
+            kvserver::batch_done(batch, stats.requests, store.size(), store.summary(stats));
+        }
     }
 
     std::cout << "kvserver: " << options.count << " requests in " << batch << " batches, " << misses

@@ -62,13 +62,6 @@ def check_pragma_target_declared(target: ProbeTargetSyntax, declared: Dict[str, 
                                               "which this file does not declare")
 
 
-def check_argument_name_not_reserved(name: str, location: SourceLocation) -> None:
-    """The C++ API names its template parameters UsdtArgN and its locals usdt_argument_N."""
-    if name.startswith(("usdt_", "UsdtArg")):
-        raise GeneratorError(location, f"argument name '{name}': names starting with 'usdt_' or "
-                                       "'UsdtArg' are reserved for the generated C++ API")
-
-
 def check_unique(named: Iterable[Tuple[str, SourceLocation]], what: str, scope: str = "") -> None:
     first_seen: Dict[str, SourceLocation] = {}
     for name, location in named:
@@ -86,8 +79,7 @@ def check_generated_names_unique(model: "ProviderFile") -> None:
         namespace = provider.cxx_namespace
         for probe in provider.probes:
             for name in (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name,
-                         f"{namespace}::{probe.cxx_name}", f"{namespace}::{probe.cxx_enabled_name}",
-                         f"{namespace}::{probe.cxx_lazy_name}"):
+                         f"{namespace}::{probe.cxx_name}"):
                 other = owners.setdefault(name, probe)
                 if other is not probe:
                     raise GeneratorError(
@@ -122,14 +114,14 @@ def check_provider_namespace_not_reserved(provider: "Provider") -> None:
 def check_generated_names_free(model: "ProviderFile", typedefs: "Typedefs") -> None:
     """Every name the generated code declares is free for it to take: not reserved for the C
     implementation or by the C++ standard, not a macro or a type the header sees, not the
-    runtime's or the C++ API's own (`provider usdt` would add to the runtime's namespace `usdt`)."""
+    runtime header's own (`provider usdt` would add to its namespace `usdt`, an argument
+    `_usdt_slot` would hide its type in a C++ API function)."""
     types_seen = set(types.NAMED_INTEGERS) | set(typedefs)
     for provider in model.providers:
         check_provider_namespace_not_reserved(provider)
         named = [(f"provider '{provider.name}'", provider.location, (provider.cxx_namespace,))]
         named += [(f"probe '{probe.provider}:{probe.name}'", probe.location,
-                   (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name, probe.cxx_name,
-                    probe.cxx_enabled_name, probe.cxx_lazy_name)) for probe in provider.probes]
+                   (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name, probe.cxx_name)) for probe in provider.probes]
         named += [(f"argument '{argument.name}'", argument.location, (argument.name,))
                   for probe in provider.probes for argument in probe.arguments]
         for what, location, generated_names in named:
@@ -144,6 +136,6 @@ def check_generated_names_free(model: "ProviderFile", typedefs: "Typedefs") -> N
                 if generated in types_seen:
                     raise GeneratorError(location, f"{what} would generate '{generated}', the name of a type "
                                                    "the generated code uses; rename it")
-                if generated == "usdt" or generated.startswith(("UsdtArg", "UsdtMake")):
+                if generated == "usdt" or generated.startswith("_usdt"):
                     raise GeneratorError(location, f"{what} would generate '{generated}', a name the generated "
-                                                   "C++ API uses itself; rename it")
+                                                   "header uses itself; rename it")

@@ -5,14 +5,15 @@ Argument lists the header prints on one line are joined here: a template loop pe
 probe made rendering the larger part of generating 10,000 probes.
 """
 
-from .model import Argument, Probe, cxx_identifier
+from .model import Argument, Probe
 from .types import Kind
 
 _ASM_STRING_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _.-+*:/")
 
-# The runtime header's C++ argument classes: usdt::detail::<name>_argument.
-CXX_HOLDERS = {Kind.INTEGER: "integer_argument", Kind.BOOLEAN: "bool_argument",
-               Kind.STRING: "string_argument", Kind.POINTER: "pointer_argument"}
+# The runtime header's C++ argument classes of each kind but integers, whose class also
+# takes the declared type: usdt::<name><index>.
+CXX_ARGUMENT_TYPES = {Kind.BOOLEAN: "bool_argument", Kind.STRING: "string_argument",
+                      Kind.POINTER: "pointer_argument"}
 
 
 def asm_string_text(text: str) -> str:
@@ -63,13 +64,11 @@ def enabled_expression(probe: Probe) -> str:
     return f"USDT_SEMAPHORE_ACTIVE({probe.semaphore_name})" if probe.has_semaphore else "USDT_ALWAYS_ACTIVE"
 
 
-def site_macro(probe: Probe) -> str:
-    return "USDT_PROBE" if probe.has_semaphore else "USDT_PROBE_WITHOUT_SEMAPHORE"
-
-
-def site_semaphore_operand(probe: Probe) -> str:
-    """The site macro's semaphore argument and its comma, or nothing."""
-    return f"{probe.semaphore_name}, " if probe.has_semaphore else ""
+def site_semaphore(probe: Probe) -> str:
+    """USDT_SITE's semaphore arguments: its name, as a string, and the variable as an operand."""
+    if probe.has_semaphore:
+        return f'"{probe.semaphore_name}", "m"({probe.semaphore_name})'
+    return '"0", "i"(0)'
 
 
 def site_clobbers(probe: Probe) -> str:
@@ -105,70 +104,34 @@ def macro_operands(probe: Probe) -> str:
         for argument in probe.arguments)
 
 
-def cxx_holder(argument: Argument) -> str:
-    """The runtime class that checks, prepares and converts this argument in the C++ API."""
-    parameter = argument.cxx_template_parameter
-    holder = CXX_HOLDERS[argument.type.kind]
-    if argument.type.kind == Kind.INTEGER:
-        return f"usdt::detail::{holder}<{argument.type.c_type}, {parameter}>"
-    return f"usdt::detail::{holder}<{parameter}>"
-
-
-def cxx_requirement(argument: Argument) -> str:
-    """The static_assert message when the C++ API gets a value this argument cannot take."""
-    argument_type = argument.type
-    if argument_type.kind == Kind.INTEGER:
-        if argument_type.pointer_sized:
-            size = f"sizeof({argument_type.c_type}) bytes"
-        else:
-            size = f"{argument_type.size} byte{'s' if argument_type.size > 1 else ''}"
-        # A braced conversion takes a one-word type only: `short{3}`, `static_cast<unsigned short>(3)`.
-        literal = (f"static_cast<{argument_type.c_type}>(3)" if " " in argument_type.c_type
-                   else f"{argument_type.c_type}{{3}}")
-        literals = f", literals as {literal}" if argument_type.size < 4 else ""
-        accepted = f"an integer or enum of at most {size} (convert wider values explicitly{literals})"
-    else:
-        accepted = {
-            Kind.BOOLEAN: "a bool",
-            Kind.STRING: "a C string, std::string, std::string_view, nullptr, or a type with usdt_format()",
-            Kind.POINTER: "an object pointer or nullptr (smart pointers: pass .get())",
-        }[argument_type.kind]
-    return f"{argument.cxx_function}: argument {argument.index} '{argument.name}' ({argument_type.declared}) takes {accepted}"
-
-
-def cxx_lazy_requirement(probe: Probe) -> str:
-    """The static_assert message when a lazy probe's callable returns the wrong thing."""
-    count = len(probe.arguments)
-    return (f"{cxx_identifier(probe.provider)}::{probe.cxx_lazy_name}: the callable must return "
-            f"std::make_tuple(...) of {count} argument{'s' if count != 1 else ''}")
-
-
-def cxx_template_parameters(probe: Probe) -> str:
-    """`typename UsdtArg0, typename UsdtArg1`"""
-    return ", ".join(f"typename {argument.cxx_template_parameter}" for argument in probe.arguments)
+def cxx_parameter_type(argument: Argument) -> str:
+    """The runtime header's class that checks and converts this argument in the C++ API; the
+    argument's index is part of it, so that a compiler's message names the argument."""
+    kind = argument.type.kind
+    if kind == Kind.INTEGER:
+        return f"::usdt::integer_argument<{argument.type.c_type}, {argument.index}>"
+    return f"::usdt::{CXX_ARGUMENT_TYPES[kind]}<{argument.index}>"
 
 
 def cxx_parameters(probe: Probe) -> str:
-    """`const UsdtArg0 &id, const UsdtArg1 &path`"""
-    return ", ".join(f"const {argument.cxx_template_parameter} &{argument.name}" for argument in probe.arguments)
+    """`::usdt::integer_argument<uint64_t, 0> id, ::usdt::string_argument<1> path`"""
+    return ", ".join(f"{cxx_parameter_type(argument)} {argument.name}" for argument in probe.arguments)
 
 
-def cxx_any_costly(probe: Probe) -> str:
-    """Whether some argument is prepared only while traced, as a C++ constant expression."""
-    return " || ".join(f"{cxx_holder(argument)}::costly" for argument in probe.arguments)
+def cxx_semaphore_address(probe: Probe) -> str:
+    return f"&{probe.semaphore_name}" if probe.has_semaphore else "nullptr"
 
 
-def cxx_prepared_values(probe: Probe) -> str:
-    """`usdt_argument_0.get(), usdt_argument_1.get()`"""
-    return ", ".join(f"{argument.cxx_prepared_name}.get()" for argument in probe.arguments)
-
-
-def cxx_lazy_values(probe: Probe) -> str:
-    """`std::get<0>(usdt_arguments), std::get<1>(usdt_arguments)`"""
-    return ", ".join(f"std::get<{argument.index}>(usdt_arguments)" for argument in probe.arguments)
+def cxx_operands(probe: Probe) -> str:
+    """`USDT_VALUE(u64, id.value) USDT_VALUE(address, path.text(&p_x_semaphore))`: the site's
+    operands in the C++ API, whose values are of the declared types already (see
+    macro_operands). A string argument's text() prepares or touches it while traced."""
+    return " ".join(f"USDT_VALUE(address, {argument.name}.text({cxx_semaphore_address(probe)}))" if argument.type.kind == Kind.STRING
+                    else f"USDT_VALUE({slot_member(argument)}, {argument.name}.value)"
+                    for argument in probe.arguments)
 
 
 FILTERS = {function.__name__: function for function in (
-    spec, slot_member, argument_spec, enabled_expression, site_macro, site_semaphore_operand, site_clobbers,
-    site_description, macro_parameters, macro_operands, cxx_holder, cxx_requirement, cxx_lazy_requirement,
-    cxx_template_parameters, cxx_parameters, cxx_any_costly, cxx_prepared_values, cxx_lazy_values)}
+    spec, slot_member, argument_spec, enabled_expression, site_semaphore, site_clobbers,
+    site_description, macro_parameters, macro_operands, cxx_parameter_type, cxx_parameters, cxx_semaphore_address,
+    cxx_operands)}

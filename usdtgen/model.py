@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Dict, Tuple
 
 from . import types
-from .checks import (SEMAPHORE_SETTINGS, check_argument_count, check_argument_name_not_reserved,
+from .checks import (SEMAPHORE_SETTINGS, check_argument_count,
                      check_file_declares_providers, check_file_name_quotable, check_generated_names_free,
                      check_generated_names_unique, check_pragma_setting_known, check_pragma_target_declared,
                      check_provider_declares_probes, check_unique)
@@ -70,7 +70,6 @@ class Argument:
     name: str                 # C++ parameter name: declared (keyword-safe) or argN
     type: types.ArgumentType
     location: SourceLocation
-    cxx_function: str         # the C++ function taking it, for messages: `myapp::request_start`
     # As the .d file names it, or argN: what `.note.usdt` records and the tracer scripts
     # print (`class`, where the C++ API has `class_`).
     declared_name: str
@@ -78,18 +77,6 @@ class Argument:
     @cached_property
     def macro_parameter(self) -> str:
         return f"arg{self.index}"
-
-    @cached_property
-    def cxx_template_parameter(self) -> str:
-        return f"UsdtArg{self.index}"
-
-    @cached_property
-    def cxx_prepared_name(self) -> str:
-        """The local holding the prepared argument: it must live until the probe site runs."""
-        return f"usdt_argument_{self.index}"
-
-
-
 
 @dataclass(frozen=True)
 class Probe:
@@ -117,14 +104,6 @@ class Probe:
     @cached_property
     def cxx_name(self) -> str:
         return cxx_function_name(self.name)
-
-    @cached_property
-    def cxx_enabled_name(self) -> str:
-        return self.name.replace("__", "_") + "_enabled"
-
-    @cached_property
-    def cxx_lazy_name(self) -> str:
-        return self.name.replace("__", "_") + "_lazy"
 
     @cached_property
     def signature(self) -> str:
@@ -241,21 +220,18 @@ def _provider(syntax: ProviderSyntax, has_semaphore: Dict[Tuple[str, str], bool]
 
 def _probe(provider: str, syntax: ProbeSyntax, has_semaphore: bool, typedefs: Typedefs, source_name: str) -> Probe:
     check_argument_count(syntax)
-    function = f"{cxx_identifier(provider)}::{cxx_function_name(syntax.name)}"
-    arguments = tuple(_argument(index, parameter, function, typedefs)
+    arguments = tuple(_argument(index, parameter, typedefs)
                       for index, parameter in enumerate(syntax.parameters))
     # On the C++ names: `delete` and `delete_`, or an unnamed argN and a declared argN, clash too.
     check_unique(((a.name, a.location) for a in arguments), "argument name", f" in probe '{syntax.name}'")
     return Probe(provider, syntax.name, arguments, syntax.location, has_semaphore, source_name)
 
 
-def _argument(index: int, syntax: ParameterSyntax, function: str, typedefs: Typedefs) -> Argument:
+def _argument(index: int, syntax: ParameterSyntax, typedefs: Typedefs) -> Argument:
     declared = syntax.name or f"arg{index}"
     name = cxx_identifier(declared)
     location = syntax.name_location or syntax.location
-    check_argument_name_not_reserved(name, location)
-    return Argument(index, name, types.resolve(syntax.type_words, syntax.location, typedefs), location, function,
-                    declared)
+    return Argument(index, name, types.resolve(syntax.type_words, syntax.location, typedefs), location, declared)
 
 
 def _stem(source_name: str) -> str:

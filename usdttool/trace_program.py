@@ -95,7 +95,7 @@ def _model_probe(probe: elf.Probe, module: str) -> model.Probe:
                        types.ArgumentType(argument.declared_type, argument.declared_type,
                                           types.Kind.from_note_spelling(argument.kind), argument.size,
                                           argument.signed),
-                       location, cxx_function="", declared_name=name)
+                       location, declared_name=name)
         for argument, name in zip(probe.arguments, names))
     return model.Probe(probe.provider, probe.name, arguments, location, has_semaphore=probe.semaphore != 0,
                        source_name=probe.source_name or "")

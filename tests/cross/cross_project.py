@@ -141,7 +141,7 @@ class ProgramRunChecks:
         self.assertEqual((completed.returncode, completed.stdout, completed.stderr),
                          (0, "libs has 4 characters\n", ""))
 
-    def test_untraced_lazy_probe_evaluates_nothing(self):
+    def test_untraced_probe_formats_nothing(self):
         completed = self.run_program("flavours")
         self.assertEqual((completed.returncode, completed.stdout, completed.stderr), (0, "evaluated=0\n", ""))
 

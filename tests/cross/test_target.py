@@ -193,8 +193,8 @@ class UnderGdbTest(CrossTestCase):
                                  sorted(self.expectation(module).expected_specs()), run.output)
                 self.assertHits(run, hits)
 
-    def test_lazy_probe_and_probe_without_semaphore(self):
-        # gdb raises lazy:guarded's semaphore, so its callable runs and it fires.
+    def test_formatted_argument_and_probe_without_semaphore(self):
+        # gdb raises lazy:guarded's semaphore, so its label is formatted and it fires.
         self.assertHits(self.gdb_run("flavours", (), expected.FLAVOURS_TRACED_HITS), expected.FLAVOURS_TRACED_HITS)
 
     def test_shared_library_probes_and_every_value(self):

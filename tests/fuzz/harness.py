@@ -27,10 +27,11 @@ DIAGNOSTIC_ERROR_LINE = re.compile(r"^[^\n]+:\d+(?::\d+)?: (?:fatal )?error: ", 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Printable ASCII and newlines: what generated text may contain, given an ASCII file name.
 GENERATED_TEXT = re.compile(r"[\x20-\x7e\n]*")
-# A probe site in the header: `USDT_PROBE("provider", "name", semaphore, "spec"..., (operands), clobbers)`.
-SITE_LINE = re.compile(r'^\s*USDT_PROBE(?:_WITHOUT_SEMAPHORE)?\(("[^"]*", .*)$', re.MULTILINE)
+# A probe site in the header, two per probe (the C macro's and the C++ function's):
+# `USDT_SITE("provider", "name", "semaphore", "m"(semaphore), "spec"..., (operands), clobbers,`.
+SITE_LINE = re.compile(r'^\s*USDT_SITE\(("[^"]*", .*)$', re.MULTILINE)
 # Its last line: the `.note.usdt` strings, `("fuzz.d", "name", "declared type", "kind"...))`.
-DESCRIPTION_LINE = re.compile(r'^\s*\(("[^"]*"(?:, "[^"]*")*)\)\)$', re.MULTILINE)
+DESCRIPTION_LINE = re.compile(r'^\s*\(("[^"]*"(?:, "[^"]*")*)\)\);?$', re.MULTILINE)
 # Names, declared types, kinds and the file name; anything else octal-escaped for the asm template.
 DESCRIPTION_STRING = re.compile(r"(?:[A-Za-z0-9_ .*:/+-]|\\[0-7]{3})*")
 STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -182,8 +183,6 @@ def describe(model) -> List[dict]:
             "enabled_macro": probe.enabled_macro_name,
             "semaphore": probe.semaphore_name if probe.has_semaphore else None,
             "cxx": probe.cxx_name,
-            "cxx_enabled": probe.cxx_enabled_name,
-            "cxx_lazy": probe.cxx_lazy_name,
             "arguments": [{"kind": argument.type.kind.note_spelling, "c_type": argument.type.c_type, "name": argument.name}
                           for argument in probe.arguments],
         } for probe in provider.probes],
@@ -211,7 +210,7 @@ def injection_problem(outcome: Outcome) -> Optional[str]:
         names = [provider["name"], provider["namespace"]]
         for probe in provider["probes"]:
             names += [probe["name"], probe["macro"], probe["enabled_macro"], probe["cxx"],
-                      probe["cxx_enabled"], probe["cxx_lazy"], probe["semaphore"] or "x"]
+                      probe["semaphore"] or "x"]
             names += [argument["name"] for argument in probe["arguments"]]
             for argument in probe["arguments"]:
                 if not ARGUMENT_C_TYPES.fullmatch(argument["c_type"]):
@@ -224,7 +223,7 @@ def injection_problem(outcome: Outcome) -> Optional[str]:
             bad = next(c for c in text if not GENERATED_TEXT.fullmatch(c))
             return f"generated {kind} contains {bad!r}"
     sites = SITE_LINE.findall(outcome.texts["header"])
-    if len(sites) != sum(len(provider["probes"]) for provider in outcome.providers):
+    if len(sites) != 2 * sum(len(provider["probes"]) for provider in outcome.providers):
         return f"{len(sites)} probe sites in the header for the model's probes"
     for site in sites:
         for literal in STRING_LITERAL.findall(site):
@@ -302,9 +301,6 @@ def use_program(providers: Sequence[dict], include: str, cxx: bool) -> str:
             namespace = provider["namespace"]
             values = ", ".join(_cxx_value(argument) for argument in probe["arguments"])
             lines.append(f"    {namespace}::{probe['cxx']}({values});")
-            lines.append(f"    (void){namespace}::{probe['cxx_enabled']}();")
-            if probe["arguments"]:
-                lines.append(f"    {namespace}::{probe['cxx_lazy']}([] {{ return std::make_tuple({values}); }});")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

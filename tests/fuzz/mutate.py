@@ -34,7 +34,7 @@ KEYWORDS = ("provider", "probe", "typedef", "struct", "union", "enum", "void", "
             "operator", "auto", "extern", "static", "inline", "sizeof", "return")
 COLLIDING_NAMES = (
     "usdt", "std", "detail", "get", "make_tuple", "tuple", "NULL", "errno", "linux", "unix",
-    "INT8_MAX", "SIZE_MAX", "offsetof", "true", "false", "USDT_PROBE", "USDT_ARG",
+    "INT8_MAX", "SIZE_MAX", "offsetof", "true", "false", "USDT_SITE", "USDT_ARG", "USDT_VALUE",
     "USDT_INLINE", "_USDT_SITE", "usdt_argument_0", "UsdtArg0", "arg0", "arg1", "a__b", "a_b",
     "x_enabled", "x_lazy", "main", "semaphore", "__attribute__", "asm", "__asm__",
 )

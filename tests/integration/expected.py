@@ -130,8 +130,8 @@ TYPES_HITS = types_hits()
 GUARDED_VALUE = -1234567890123
 GUARDED_HITS = (Hit("myapp:guarded", (GUARDED_VALUE,)),)
 
-# The flavours program. Traced, the lazy probe fires (the tracer raises its semaphore) and its
-# callable runs once; lazy:plain has no semaphore, so its ENABLED() guard is always true.
+# The flavours program. Traced, lazy:guarded fires (the tracer raises its semaphore) and its
+# label is formatted once; lazy:plain has no semaphore, so its ENABLED() guard is always true.
 FLAVOURS_TRACED_HITS = (
     Hit("lazy:guarded", (-77, Text("lazy"))),
     Hit("lazy:plain", (3,)),

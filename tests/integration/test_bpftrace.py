@@ -79,13 +79,13 @@ class LibrariesUnderBpftrace(BpftraceTestCase):
 
 
 class FlavoursUnderBpftrace(BpftraceTestCase):
-    def test_lazy_probe_and_probe_without_semaphore(self):
+    def test_formatted_argument_and_probe_without_semaphore(self):
         hits = expected.FLAVOURS_TRACED_HITS
         output = self.trace_command("flavours", "flavours", [], hits)
         self.assertEqual(bpftrace_attach.hit_lines(output), bpftrace_lines.expected_lines(hits, output), output)
         self.assertIn("evaluated=1", output)
 
-    def test_untraced_lazy_probe_evaluates_nothing(self):
+    def test_untraced_probe_formats_nothing(self):
         completed = subprocess.run([PROGRAMS["flavours"]], capture_output=True, text=True, timeout=30)
         self.assertEqual((completed.returncode, completed.stdout), (0, "evaluated=0\n"))
 

@@ -87,8 +87,8 @@ class FreshStringsUnderGdb(GdbTestCase):
 
 
 class FlavoursUnderGdb(GdbTestCase):
-    def test_lazy_probe_and_probe_without_semaphore(self):
-        # gdb raises the lazy probe's semaphore itself, so its callable runs once.
+    def test_formatted_argument_and_probe_without_semaphore(self):
+        # gdb raises lazy:guarded's semaphore itself, so its label is formatted once.
         run = gdb_probes.run(PROGRAMS["flavours"], [], expected.string_indices(expected.FLAVOURS_TRACED_HITS))
         self.assertHits(run, expected.FLAVOURS_TRACED_HITS)
         self.assertIn("evaluated=1", run.output)

@@ -2,10 +2,11 @@
 
 The C++ API's function bodies differ with USDT_DISABLE, USDT_X86_NOP5 and the semaphore
 flavour of the header. Were they inline functions with external linkage, the linker would keep
-one definition for the whole program: a call through `&mix::tick<int>` taken in a USDT_DISABLE
+one definition for the whole program: a call through `&mix::tick` taken in a USDT_DISABLE
 unit could fire the probe, and one taken in a traced unit could do nothing. Each unit below
-hands out pointers to its own `mix::tick<int>` and `mix::tick_enabled`; each must behave as its
-unit was built, untraced and under gdb (which sets semaphores), and every site keeps its note.
+hands out a pointer to its own `mix::tick`, and to a function of its own returning
+`MIX_TICK_ENABLED()`; each must behave as its unit was built, untraced and under gdb (which
+sets semaphores), and every site keeps its note.
 Built by GCC and Clang, at -O0 and -O2.
 """
 
@@ -25,17 +26,21 @@ PROVIDER = "provider mix { probe tick(int n); };\n"
 UNIT = """\
 #include "mix.h"
 
-using fire_function = void (*)(const int &);
+using fire_function = void (*)(::usdt::integer_argument<int, 0>);
 using enabled_function = bool (*)();
 
-fire_function {name}_fire() {{ return &mix::tick<int>; }}
-enabled_function {name}_enabled() {{ return &mix::tick_enabled; }}
+static bool enabled() {{ return MIX_TICK_ENABLED(); }}
+
+fire_function {name}_fire() {{ return &mix::tick; }}
+enabled_function {name}_enabled() {{ return &enabled; }}
 """
 
 MAIN = """\
 #include <cstdio>
 
-using fire_function = void (*)(const int &);
+#include "mix.h"
+
+using fire_function = void (*)(::usdt::integer_argument<int, 0>);
 using enabled_function = bool (*)();
 #define UNIT(name) fire_function name##_fire(); enabled_function name##_enabled();
 UNIT(traced) UNIT(disabled) UNIT(nop5) UNIT(no_semaphore)
@@ -100,7 +105,8 @@ class MixedSettingsTest(unittest.TestCase):
             subprocess.run([compiler, "-std=c++11", optimisation, "-Wall", "-Wextra", "-Werror", *definitions,
                             f"-I{header_directory}", "-c", f"{name}.cpp", "-o", output], cwd=self.directory, check=True)
             objects.append(output)
-        subprocess.run([compiler, optimisation, "main.cpp", *objects, "-o", str(program)], cwd=self.directory,
+        subprocess.run([compiler, "-std=c++11", optimisation, "-Isemaphores", "main.cpp", *objects, "-o", str(program)],
+                       cwd=self.directory,
                        check=True)
         return program
 

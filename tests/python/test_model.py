@@ -27,8 +27,6 @@ class DerivedNameTest(unittest.TestCase):
         self.assertEqual(start.enabled_macro_name, "MYAPP_REQUEST_START_ENABLED")
         self.assertEqual(start.semaphore_name, "myapp_request__start_semaphore")
         self.assertEqual(start.cxx_name, "request_start")
-        self.assertEqual(start.cxx_enabled_name, "request_start_enabled")
-        self.assertEqual(start.cxx_lazy_name, "request_start_lazy")
         self.assertEqual(header_view.argument_spec(start),
                          '"8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8")')
         self.assertEqual(start.signature, "uint64_t id, const char * path")
@@ -42,7 +40,6 @@ class DerivedNameTest(unittest.TestCase):
         self.assertEqual(delete.macro_name, "MYAPP_DELETE")
         self.assertEqual(delete.semaphore_name, "myapp_delete_semaphore")
         self.assertEqual(delete.cxx_name, "delete_")
-        self.assertEqual(delete.cxx_enabled_name, "delete_enabled")
         self.assertEqual(probe("provider p { probe new__object(); };").cxx_name, "new_object")
         self.assertEqual(probe("provider p { probe co_await(); };").cxx_name, "co_await_")
         self.assertEqual(probe("provider p { probe Delete(); };").cxx_name, "Delete")
@@ -185,13 +182,17 @@ class CheckTest(unittest.TestCase):
                          '"-" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("0", "0")'
                          + "".join(f' " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("{n}", "{8 * n}")' for n in range(1, 12)))
 
-    def test_argument_names_reserved_for_the_cxx_api(self):
-        self.assertModelError("provider p { probe x(int usdt_argument_0); };",
-                              "t.d:1:26: error: argument name 'usdt_argument_0': names starting with "
-                              "'usdt_' or 'UsdtArg' are reserved for the generated C++ API")
-        self.assertModelError("provider p { probe x(int UsdtArg1); };",
-                              "t.d:1:26: error: argument name 'UsdtArg1': names starting with "
-                              "'usdt_' or 'UsdtArg' are reserved for the generated C++ API")
+    def test_argument_names_of_the_runtime_header(self):
+        # A C++ API function's parameter `_usdt_block` would hide the argument block of 32-bit sites.
+        self.assertModelError("provider p { probe x(int _usdt_block); };",
+                              "t.d:1:26: error: argument '_usdt_block' would generate '_usdt_block', a name "
+                              "the generated header uses itself; rename it")
+        self.assertModelError("provider p { probe x(int usdt); };",
+                              "t.d:1:26: error: argument 'usdt' would generate 'usdt', a name "
+                              "the generated header uses itself; rename it")
+        for name in ("usdt_count", "UsdtArg1", "value"):
+            with self.subTest(name):
+                build(f"provider p {{ probe x(int {name}); }};")
 
     def test_thirteen_arguments_fail_at_the_thirteenth(self):
         self.assertModelError(
@@ -239,11 +240,6 @@ class CheckTest(unittest.TestCase):
         self.assertModelError("provider a { probe b__c(); };\nprovider a_b { probe _c(); };",
                               "t.d:2:22: error: probe 'a_b:_c' and probe 'a:b__c' (declared at t.d:1:20) "
                               "would both generate 'a_b__c_semaphore'; rename one of them")
-
-    def test_lazy_name_collision(self):
-        self.assertModelError("provider p {\n  probe x(int a);\n  probe x_lazy(int a);\n};",
-                              "t.d:3:9: error: probe 'p:x_lazy' and probe 'p:x' (declared at "
-                              "t.d:2:9) would both generate 'p::x_lazy'; rename one of them")
 
     def test_cxx_name_collision_with_keyword_rename(self):
         self.assertModelError("provider p {\n  probe delete();\n  probe delete_();\n};",
@@ -294,11 +290,11 @@ class SemaphoreFlavourTest(unittest.TestCase):
 
     def test_what_a_probe_without_semaphore_generates(self):
         tick = probe("#pragma usdt no_semaphore p:tick\nprovider p { probe tick(int n); };")
-        self.assertEqual((header_view.enabled_expression(tick), header_view.site_macro(tick), header_view.site_semaphore_operand(tick)),
-                         ("USDT_ALWAYS_ACTIVE", "USDT_PROBE_WITHOUT_SEMAPHORE", ""))
+        self.assertEqual((header_view.enabled_expression(tick), header_view.site_semaphore(tick)),
+                         ("USDT_ALWAYS_ACTIVE", '"0", "i"(0)'))
         tock = probe("provider p { probe tock(int n); };")
-        self.assertEqual((header_view.enabled_expression(tock), header_view.site_macro(tock), header_view.site_semaphore_operand(tock)),
-                         ("USDT_SEMAPHORE_ACTIVE(p_tock_semaphore)", "USDT_PROBE", "p_tock_semaphore, "))
+        self.assertEqual((header_view.enabled_expression(tock), header_view.site_semaphore(tock)),
+                         ("USDT_SEMAPHORE_ACTIVE(p_tock_semaphore)", '"p_tock_semaphore", "m"(p_tock_semaphore)'))
 
     def assertModelError(self, text, expected):
         with self.assertRaises(GeneratorError) as caught:

@@ -44,20 +44,38 @@ TEST_CASE("a formatted argument is computed only while the probe is enabled, the
     CHECK(shop::formatted_orders == 1);
 }
 
-TEST_CASE("a view argument is copied into a terminated string") {
-    using Argument = usdt::detail::string_argument<std::string_view>;
-    static_assert(Argument::accepted && Argument::costly, "views are copied, so only when enabled");
-    const std::string text = "GET /index.html";
-    CHECK(std::string(Argument(std::string_view(text).substr(0, 3)).get()) == "GET");
-    const std::string long_text(1000, 'x');
-    CHECK(std::string(Argument(long_text).get()).size() == usdt::detail::view_copy_limit);
+TEST_CASE("a view argument is copied into a terminated string, of at most 255 bytes, while traced") {
     RaisedSemaphore traced(myapp_request__start_semaphore);
+    const std::string text = "GET /index.html";
+    const std::string_view method = std::string_view(text).substr(0, 3);
+    usdt::string_argument<1> view(method);
+    CHECK(std::string(view.text(&myapp_request__start_semaphore)) == "GET");
+    const std::string long_text(1000, 'x');
+    const std::string_view long_view(long_text);
+    usdt::string_argument<1> cut(long_view);
+    CHECK(std::string(cut.text(&myapp_request__start_semaphore)) == std::string(255, 'x'));
     myapp::request_start(3, std::string_view(text).substr(4));
 }
 
-TEST_CASE("strings that need no preparation never read the semaphore's verdict") {
-    static_assert(!usdt::detail::string_argument<std::string>::costly, "c_str() is free");
-    static_assert(!usdt::detail::string_argument<const char *>::costly, "a pointer is free");
-    static_assert(!usdt::detail::string_argument<decltype("literal")>::costly, "arrays decay");
-    CHECK(true);
+TEST_CASE("untraced, a view is not copied and the site records no string") {
+    const std::string text = "GET";
+    const std::string_view method(text);
+    usdt::string_argument<1> view(method);
+    CHECK(view.text(&myapp_request__start_semaphore) == nullptr);
+}
+
+TEST_CASE("a formatted argument records what usdt_format() returns") {
+    RaisedSemaphore traced(myapp_request__start_semaphore);
+    shop::Order order{1};
+    usdt::string_argument<1> formatted(order);
+    CHECK(std::string(formatted.text(&myapp_request__start_semaphore)) == "{\"order\":1}");
+}
+
+TEST_CASE("strings that need no preparation are passed as they are, traced or not") {
+    const std::string text = "kept";
+    CHECK(usdt::string_argument<1>(text).text(&myapp_request__start_semaphore) == text.c_str());
+    CHECK(usdt::string_argument<1>(text.c_str()).text(nullptr) == text.c_str());
+    CHECK(usdt::string_argument<1>(nullptr).text(nullptr) == nullptr);
+    RaisedSemaphore traced(myapp_request__start_semaphore);
+    CHECK(usdt::string_argument<1>(text).text(&myapp_request__start_semaphore) == text.c_str());
 }

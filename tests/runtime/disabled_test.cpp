@@ -18,10 +18,8 @@ TEST_CASE("no probe is ever enabled, even with its semaphore raised") {
     myapp_tick_semaphore = 1;
     register_done_semaphore = 1;
     CHECK_FALSE(MYAPP_TICK_ENABLED());
-    CHECK_FALSE(myapp::tick_enabled());
     CHECK_FALSE(REGISTER_DONE_ENABLED());
-    CHECK_FALSE(register_::done_enabled());
-    CHECK_FALSE(myapp::delete_enabled());
+    CHECK_FALSE(MYAPP_DELETE_ENABLED());
     myapp_tick_semaphore = 0;
     register_done_semaphore = 0;
 }

@@ -1,5 +1,6 @@
 /*
- * Probes with and without a semaphore, and lazy arguments: what is evaluated, and when.
+ * Probes with and without a semaphore, guarded, and with arguments prepared only while
+ * traced: what is evaluated, and when.
  * Built twice: as it is, and with USDT_DISABLE (where nothing is ever enabled).
  */
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
@@ -20,8 +21,17 @@ struct Arguments {
 
     uint64_t value() { return ++values, 7; }
     const char *label() { return ++labels, "seven"; }
-    std::tuple<uint64_t, const char *> both() { return std::make_tuple(value(), label()); }
 };
+
+// A string argument formatted through usdt_format(), which counts its calls.
+struct Formatted {
+    int *calls;
+};
+
+std::string usdt_format(const Formatted &formatted) {
+    ++*formatted.calls;
+    return "formatted";
+}
 
 // Where probes are emitted, a probe without a semaphore is always enabled; elsewhere never.
 constexpr int bare_evaluations = USDT_HAVE_PROBES ? 1 : 0;
@@ -37,29 +47,36 @@ struct TracerAttached {
 TEST_CASE("a probe without a semaphore is enabled by a constant") {
     static_assert(FLAVOURS_BARE_ENABLED() == USDT_HAVE_PROBES, "no semaphore: always enabled where probes exist");
     static_assert(UNGUARDED_PLAIN_ENABLED() == USDT_HAVE_PROBES, "NO_SEMAPHORES: always enabled where probes exist");
-    CHECK(flavours::bare_enabled() == (USDT_HAVE_PROBES == 1));
     CHECK_FALSE(FLAVOURS_GUARDED_ENABLED());
     CHECK_FALSE(UNGUARDED_KEPT_ENABLED());
 }
 
-TEST_CASE("a disabled lazy probe evaluates nothing; an enabled one each argument once") {
+TEST_CASE("a guarded C++ call evaluates nothing while disabled, each argument once while enabled") {
     Arguments arguments;
-    flavours::guarded_lazy([&] { return arguments.both(); });
+    if (FLAVOURS_GUARDED_ENABLED())
+        flavours::guarded(arguments.value(), arguments.label());
     CHECK(arguments.values == 0);
     CHECK(arguments.labels == 0);
     {
         TracerAttached tracer;
-        flavours::guarded_lazy([&] { return arguments.both(); });
+        if (FLAVOURS_GUARDED_ENABLED())
+            flavours::guarded(arguments.value(), arguments.label());
     }
     CHECK(arguments.values == bare_evaluations);
     CHECK(arguments.labels == bare_evaluations);
 }
 
-TEST_CASE("a lazy probe without a semaphore evaluates its arguments once, always") {
-    Arguments arguments;
-    flavours::bare_lazy([&] { return arguments.both(); });
-    CHECK(arguments.values == bare_evaluations);
-    CHECK(arguments.labels == bare_evaluations);
+TEST_CASE("a formatted argument is prepared only while traced; without a semaphore, always") {
+    int calls = 0;
+    flavours::guarded(7u, Formatted{&calls});
+    CHECK(calls == 0);
+    {
+        TracerAttached tracer;
+        flavours::guarded(7u, Formatted{&calls});
+    }
+    CHECK(calls == bare_evaluations);
+    flavours::bare(7u, Formatted{&calls});
+    CHECK(calls == 2 * bare_evaluations);
 }
 
 TEST_CASE("the C pattern: an ENABLED() guard skips the arguments while disabled") {

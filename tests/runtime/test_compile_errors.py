@@ -1,20 +1,23 @@
-"""Wrong arguments to the generated C++ API fail to compile, with a message that names the
-probe and the argument; right ones compile. In C, the macros diagnose an argument of the
-wrong kind (a string for an integer, an integer for a string) as a call to a function with a
-prototype does, with GCC and with Clang, probes compiled in or not, and take every argument a
-function would, narrowing included, without a warning. Each case is a one-line call compiled
-against the header generated from runtime_probes.d.
+"""Wrong arguments to the generated C++ API fail to compile, with GCC and with Clang, with a
+message that says what the argument takes, at the user's call, naming the argument's class
+(so its declared type) and its index; right ones compile. From C++20 on, an integer constant
+that fits the declared type is accepted, one that does not fit and a variable that would
+narrow are not. In C, the macros diagnose an argument of the wrong kind (a string for an
+integer, an integer for a string) as a call to a function with a prototype does, probes
+compiled in or not, and take every argument a function would, narrowing included, without a
+warning. Each case is a one-line call compiled against the header generated from
+runtime_probes.d.
 
-Usage (CTest passes these): test_compile_errors.py --header-dir DIR --include-dir DIR --cxx CXX
-    --c-compiler CC [--c-compiler CC...]
+Usage (CTest passes these): test_compile_errors.py --header-dir DIR --include-dir DIR
+    --cxx-compiler CXX [--cxx-compiler CXX...] --c-compiler CC [--c-compiler CC...]
 """
 
 import argparse
 import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
+from typing import NamedTuple, Tuple
 
 import usdt_testing
 
@@ -25,51 +28,88 @@ PROGRAM = """\
 #include <memory>
 #include <string>
 struct Point {{ int x, y; }};
-void call() {{
+void call(int number) {{
     std::string text; std::unique_ptr<int> owned; long long wide = 0; long double real = 0; Point point{{}};
-    unsigned __int128 huge = 0; (void)text; (void)owned; (void)wide; (void)real; (void)point; (void)huge;
+    __extension__ unsigned __int128 huge = 0; (void)text; (void)owned; (void)wide; (void)real; (void)point; (void)huge;
+    (void)number;
     {call};
 }}
 """
+CALL_LINE = PROGRAM.splitlines().index("    {call};") + 1
 
-# The call, and the part of the message that must name the probe and the argument.
+INTEGER = "usdt: an integer argument takes an integer or enum no wider than its declared type"
+BEFORE_CXX20 = "(before C++20, int constants too: uint8_t{200})"
+POINTER = "usdt: a pointer argument takes an object pointer or nullptr (smart pointers: pass .get())"
+STRING = "usdt: a string argument takes a C string, std::string, std::string_view, nullptr, or a type with usdt_format()"
+
+
+class Rejected(NamedTuple):
+    call: str
+    argument: str           # the argument as the call writes it, where Clang points
+    index: int
+    kind: str               # its class: integer_argument, string_argument...
+    declared: Tuple[str, str]   # the declared type as GCC and as Clang name it; () for other kinds
+    message: str
+
+
+# Rejected in every standard: the message, and where and what it names.
 REJECTED = {
-    "a std::string for an integer": (
-        "myapp::request_start(text, \"/\")", "myapp::request_start: argument 0 'id' (uint64_t) takes an integer"),
-    "a wider integer": (
-        "myapp::request_done(wide)", "myapp::request_done: argument 0 'status' (int) takes an integer or enum of at most 4 bytes"),
-    "an int for a bool": (
-        "myapp::class_('k', 1, short{1}, 1L)", "myapp::class_: argument 1 'flag' (bool) takes a bool"),
-    "an integer for a string": (
-        "myapp::request_start(1, 42)", "myapp::request_start: argument 1 'path' (const char *) takes a C string"),
-    "a struct for a string": (
-        "myapp::request_start(1, point)", "myapp::request_start: argument 1 'path'"),
-    "a smart pointer for a pointer": (
-        "myapp::delete_(owned)", "myapp::delete_: argument 0 'object' (void *) takes an object pointer or nullptr (smart pointers: pass .get())"),
-    "a long double for an integer": (
-        "register_::done(real)", "register_::done: argument 0 'count' (unsigned int) takes an integer"),
-    "an int literal for a narrower integer": (
-        "myapp::class_('k', true, 1, 1L)", "myapp::class_: argument 2 'level' (short) takes an integer or enum "
-        "of at most 2 bytes (convert wider values explicitly, literals as short{3})"),
-    "a lazy callable that returns no tuple": (
-        "myapp::request_done_lazy([] { return 5; })",
-        "myapp::request_done_lazy: the callable must return std::make_tuple(...) of 1 argument"),
-    "a lazy callable that returns too few arguments": (
-        "myapp::request_start_lazy([] { return std::make_tuple(1u); })",
-        "myapp::request_start_lazy: the callable must return std::make_tuple(...) of 2 arguments"),
-    "a lazy argument of the wrong type": (
-        "myapp::request_start_lazy([&] { return std::make_tuple(text, text); })",
-        "myapp::request_start: argument 0 'id' (uint64_t) takes an integer"),
-    "a 128-bit integer": (
-        "myapp::request_start(huge, \"/\")", "myapp::request_start: argument 0 'id' (uint64_t) takes an integer or enum of at most 8 bytes"),
+    "a std::string for an integer": Rejected(
+        'myapp::request_start(text, "/")', "text", 0, "integer_argument", ("long unsigned int", "unsigned long"),
+        INTEGER),
+    "an int for a bool": Rejected(
+        "myapp::class_('k', 1, short{1}, 1L)", "1", 1, "bool_argument", (), "usdt: a bool argument takes a bool"),
+    "an integer for a string": Rejected(
+        "myapp::request_start(1, 42)", "42", 1, "string_argument", (), STRING),
+    "a struct for a string": Rejected(
+        "myapp::request_start(1, point)", "point", 1, "string_argument", (), STRING),
+    "a smart pointer for a pointer": Rejected(
+        "myapp::delete_(owned)", "owned", 0, "pointer_argument", (), POINTER),
+    "a long double for an integer": Rejected(
+        "register_::done(real)", "real", 0, "integer_argument", ("unsigned int", "unsigned int"), INTEGER),
+    "a 128-bit integer": Rejected(
+        'myapp::request_start(huge, "/")', "huge", 0, "integer_argument", ("long unsigned int", "unsigned long"),
+        INTEGER),
+}
+
+# Before C++20, a wider integer variable is rejected, and so is an int constant for a narrower
+# type, and the message says how to write it.
+REJECTED_BEFORE_CXX20 = {
+    "a wider integer": Rejected(
+        "myapp::request_done(wide)", "wide", 0, "integer_argument", ("int", "int"), INTEGER),
+    "an int constant for a short": Rejected(
+        "myapp::class_('k', true, 1, 1L)", "1, 1L", 2, "integer_argument", ("short int", "short"),
+        f"{INTEGER}; convert other values explicitly {BEFORE_CXX20}"),
+    "an int constant for a uint8_t": Rejected(
+        "myapp::tiny(200, int8_t{-100}, int16_t{-30000}, uint16_t{60000})", "200", 0, "integer_argument",
+        ("unsigned char", "unsigned char"), BEFORE_CXX20),
+}
+
+# From C++20 on: constants that do not fit, and variables that would narrow. The compiler's own
+# words differ; each names the constant evaluation that failed.
+REJECTED_FROM_CXX20 = {
+    "a constant too large": ("myapp::tiny(256, 0, 0, 0)", "integer_constant_does_not_fit_the_declared_type"),
+    "a negative constant for an unsigned type": (
+        "myapp::tiny(0, 0, 0, -1)", "integer_constant_does_not_fit_the_declared_type"),
+    "a constant too small": ("myapp::tiny(0, -129, 0, 0)", "integer_constant_does_not_fit_the_declared_type"),
+    "an int variable for a uint8_t": ("myapp::tiny(number, 0, 0, 0)", "constant expression"),
+    "a wider integer variable": ("myapp::request_done(wide)", "constant expression"),
 }
 
 ACCEPTED = [
     "myapp::request_start(1, text)",
     "myapp::request_start(1u, text.c_str())",
+    "myapp::request_start(wide, nullptr)",
     "myapp::delete_(owned.get())",
+    "myapp::delete_(nullptr)",
     "myapp::class_('k', true, short{1}, wide)",
-    "myapp::request_start_lazy([&] { return std::make_tuple(1u, text); })",
+    "myapp::tiny(uint8_t{200}, int8_t{-100}, int16_t{-30000}, uint16_t{60000})",
+    "register_::done(3u)",
+]
+ACCEPTED_FROM_CXX20 = [
+    "myapp::tiny(200, -100, -30000, 60000)",
+    "myapp::tiny(255, -128, 32767, 0)",
+    "myapp::class_('k', true, 1, 1)",
 ]
 
 
@@ -97,6 +137,7 @@ C_ACCEPTED = [
     "MYAPP_REQUEST_DONE(wide)",            # narrowing: no -Wconversion, as with dtrace -h's cast
     "MYAPP_CLASS(number, number, number, number)",
     "MYAPP_CLASS('k', text, 1, 1)",       # a pointer converts to bool, as for a function
+    "MYAPP_TINY(200, -100, -30000, 60000)",
     "MYAPP_DELETE(0)",
     "MYAPP_DELETE(&number)",
     "MYAPP_DELETE(text)",
@@ -104,51 +145,84 @@ C_ACCEPTED = [
 ]
 
 
+def compile_source(compiler, text, suffix, flags):
+    with tempfile.TemporaryDirectory(prefix="usdt-compile-") as directory:
+        source = Path(directory) / f"call{suffix}"
+        source.write_text(text)
+        return subprocess.run(
+            [compiler, "-fsyntax-only", "-Wall", "-Wextra", "-Wpedantic", "-Werror", *flags,
+             f"-I{OPTIONS.header_dir}", f"-I{OPTIONS.include_dir}", source.name],
+            capture_output=True, text=True, check=False, cwd=directory)
+
+
 def compile_c_call(compiler, call, *flags):
-    with tempfile.TemporaryDirectory(prefix="usdt-compile-") as directory:
-        source = Path(directory) / "call.c"
-        source.write_text(C_PROGRAM.format(call=call))
-        return subprocess.run(
-            [compiler, "-std=c99", "-fsyntax-only", "-Wall", "-Wextra", "-Wpedantic", "-Werror", *flags,
-             f"-I{OPTIONS.header_dir}", f"-I{OPTIONS.include_dir}", str(source)],
-            capture_output=True, text=True, check=False)
+    return compile_source(compiler, C_PROGRAM.format(call=call), ".c", ("-std=c99", *flags))
 
 
-def compile_call(call):
-    with tempfile.TemporaryDirectory(prefix="usdt-compile-") as directory:
-        source = Path(directory) / "call.cpp"
-        source.write_text(PROGRAM.format(call=call))
-        return subprocess.run(
-            [OPTIONS.cxx, "-std=c++11", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
-             f"-I{OPTIONS.header_dir}", f"-I{OPTIONS.include_dir}", str(source)],
-            capture_output=True, text=True, check=False)
+def compile_call(compiler, call, standard):
+    return compile_source(compiler, PROGRAM.format(call=call), ".cpp", (f"-std={standard}",))
 
 
-class CompileErrorTest(unittest.TestCase):
-    def test_wrong_arguments_name_the_probe_and_the_argument(self):
-        for case, (call, message) in REJECTED.items():
-            with self.subTest(case):
-                result = compile_call(call)
-                self.assertNotEqual(result.returncode, 0, f"{call} compiled")
-                self.assertIn(message, result.stderr)
+def is_clang(compiler):
+    return "clang" in Path(compiler).name
+
+
+class CompilerTestCase(unittest.TestCase):
+    def compilers(self, compilers):
+        for compiler in compilers:
+            usdt_testing.require_tracer(self, compiler, needs_root=False, package=compiler)
+        return compilers
+
+
+class CompileErrorTest(CompilerTestCase):
+    def assertNamesTheArgument(self, compiler, case, stderr):
+        """The message, at the user's call line, with the argument's class and index: GCC in its
+        "In instantiation of" line, Clang in its note, which points at the argument itself."""
+        self.assertIn(case.message, stderr)
+        call = f"    {case.call};"
+        if is_clang(compiler):
+            column = call.index(case.argument) + 1
+            declared = f"{case.declared[1]}, " if case.declared else ""
+            self.assertIn(f"call.cpp:{CALL_LINE}:{column}: note: in instantiation of function template "
+                          f"specialization 'usdt::{case.kind}<{declared}{case.index}>::", stderr)
+        else:
+            declared = f"Declared = {case.declared[0]}; " if case.declared else ""
+            self.assertIn(f"{declared}int ArgumentIndex = {case.index}]", stderr)
+            self.assertIn(f"call.cpp:{CALL_LINE}:", stderr)
+
+    def test_wrong_arguments_name_the_argument_and_what_it_takes(self):
+        for compiler in self.compilers(OPTIONS.cxx_compiler):
+            for standard, cases in (("c++11", {**REJECTED, **REJECTED_BEFORE_CXX20}), ("c++20", REJECTED)):
+                for case, rejected in cases.items():
+                    with self.subTest(compiler=compiler, standard=standard, case=case):
+                        result = compile_call(compiler, rejected.call, standard)
+                        self.assertNotEqual(result.returncode, 0, f"{rejected.call} compiled")
+                        self.assertNamesTheArgument(compiler, rejected, result.stderr)
+
+    def test_constants_that_do_not_fit_and_narrowing_variables_are_rejected_from_cxx20(self):
+        for compiler in self.compilers(OPTIONS.cxx_compiler):
+            for case, (call, message) in REJECTED_FROM_CXX20.items():
+                with self.subTest(compiler=compiler, case=case):
+                    result = compile_call(compiler, call, "c++20")
+                    self.assertNotEqual(result.returncode, 0, f"{call} compiled")
+                    self.assertIn(message, result.stderr)
+                    self.assertIn(f"call.cpp:{CALL_LINE}:", result.stderr)
 
     def test_natural_arguments_compile(self):
-        for call in ACCEPTED:
-            with self.subTest(call):
-                result = compile_call(call)
-                self.assertEqual(result.returncode, 0, result.stderr)
+        for compiler in self.compilers(OPTIONS.cxx_compiler):
+            for standard, calls in (("c++11", ACCEPTED), ("c++17", ACCEPTED), ("c++20", ACCEPTED + ACCEPTED_FROM_CXX20)):
+                with self.subTest(compiler=compiler, standard=standard):
+                    # All in one translation unit: a rejected call would say which line.
+                    result = compile_call(compiler, ";\n    ".join(calls), standard)
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    self.assertEqual(result.stderr, "")
 
 
-class CTypeTest(unittest.TestCase):
+class CTypeTest(CompilerTestCase):
     SETTINGS = ((), ("-DUSDT_DISABLE",))   # probes compiled in, and compiled away
 
-    def compilers(self):
-        for compiler in OPTIONS.c_compiler:
-            usdt_testing.require_tracer(self, compiler, needs_root=False, package=compiler)
-        return OPTIONS.c_compiler
-
     def test_arguments_of_the_wrong_kind_are_diagnosed(self):
-        for compiler in self.compilers():
+        for compiler in self.compilers(OPTIONS.c_compiler):
             for case, (call, diagnostic) in C_REJECTED.items():
                 for flags in self.SETTINGS:
                     with self.subTest(compiler=compiler, case=case, flags=flags):
@@ -158,21 +232,20 @@ class CTypeTest(unittest.TestCase):
                         self.assertIn(f"{diagnostic}]", result.stderr)
 
     def test_what_a_function_takes_compiles_without_a_warning(self):
-        for compiler in self.compilers():
-            for call in C_ACCEPTED:
-                for flags in self.SETTINGS + (("-Wconversion", "-Wsign-conversion"),):
-                    with self.subTest(compiler=compiler, call=call, flags=flags):
-                        result = compile_c_call(compiler, call, *flags)
-                        self.assertEqual(result.returncode, 0, result.stderr)
-                        self.assertEqual(result.stderr, "")
+        for compiler in self.compilers(OPTIONS.c_compiler):
+            for flags in self.SETTINGS + (("-Wconversion", "-Wsign-conversion"),):
+                with self.subTest(compiler=compiler, flags=flags):
+                    result = compile_c_call(compiler, ";\n    ".join(C_ACCEPTED), *flags)
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    self.assertEqual(result.stderr, "")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--header-dir", required=True)
     parser.add_argument("--include-dir", required=True)
-    parser.add_argument("--cxx", required=True)
+    parser.add_argument("--cxx-compiler", action="append", default=[])
     parser.add_argument("--c-compiler", action="append", default=[])
-    options, sys.argv[1:] = parser.parse_known_args(sys.argv[1:])
+    options, _ = usdt_testing.parse_options(parser)
     vars(OPTIONS).update(vars(options))
     usdt_testing.main()

@@ -50,7 +50,7 @@
 #define USDT_USDT_H
 
 /* Generated headers check this and refuse to compile against another version. */
-#define USDT_ABI_VERSION 7
+#define USDT_ABI_VERSION 8
 
 /* The targets probes are emitted for: those whose tracers read the notes (the reference's
    per-target table says which read what). Linux's ILP32 variants of 64-bit targets (x32,
@@ -202,9 +202,9 @@ __asm__(".ifndef _.stapsdt.base\n"
 /* The is-enabled check, re-read every time (a loop notices a tracer that attaches later).
    On x86-64 it is `cmpw $0, semaphore(%rip); jne`: a volatile read costs GCC a separate load
    and test, one instruction more. It is spelled in both assembler dialects, `{AT&T|Intel}`,
-   so that code built with -masm=intel assembles. No __builtin_expect: it makes the code behind the check a
-   cold call site, and Clang then declines to inline a lazy probe's callable, which forces
-   the variables it captures into memory for the whole loop (measured in bench/). */
+   so that code built with -masm=intel assembles. No __builtin_expect: it makes the code behind
+   the check cold, and a compiler may then keep what that code uses in memory for the whole
+   loop around it rather than in registers. */
 #if defined(__x86_64__)
 /* A 2-byte memory operand in Intel syntax: GCC prints its size for the `w` modifier
    (`WORD PTR sym[rip]`), Clang never prints one (`[rip + sym]`). */
@@ -280,7 +280,7 @@ union _usdt_slot {
 #define _USDT_SLOT(member, value) {.member = (value)}
 #define _USDT_LAST_SLOT {.flag = 0}
 #endif
-#define USDT_ARG(member, type, value) _USDT_SLOT(member, _USDT_CONVERTED(type, value)),
+#define USDT_VALUE(member, value) _USDT_SLOT(member, value),
 /* What a probe site declares before its asm, and the asm's operands before the semaphore's. */
 #define _USDT_DECLARATIONS(operands) \
     const union _usdt_slot _usdt_block[] = {_USDT_UNPARENTHESIZE operands _USDT_LAST_SLOT}; \
@@ -300,7 +300,7 @@ static inline __attribute__((always_inline)) unsigned long long _usdt_in_registe
 #else
 #define _USDT_IN_REGISTER(value) value
 #endif
-#define USDT_ARG(member, type, value) "r"(_USDT_IN_REGISTER(_USDT_CONVERTED(type, value))),
+#define USDT_VALUE(member, value) "r"(_USDT_IN_REGISTER(value)),
 #define _USDT_DECLARATIONS(operands)
 #define _USDT_OPERANDS(operands) _USDT_UNPARENTHESIZE operands
 #endif
@@ -324,13 +324,19 @@ _usdt_touched_string(const char *text, int active) {
     }
     return text;
 }
-#define USDT_STRING_ARG(semaphore, type, value) \
-    USDT_ARG(address, type, _usdt_touched_string(_USDT_CONVERTED(type, value), USDT_SEMAPHORE_ACTIVE(semaphore)))
+#define USDT_STRING_VALUE(semaphore, value) \
+    USDT_VALUE(address, _usdt_touched_string(value, USDT_SEMAPHORE_ACTIVE(semaphore)))
+/* An argument of a probe macro, converted to its declared type first; the C++ API passes
+   values that are of it already. */
+#define USDT_ARG(member, type, value) USDT_VALUE(member, _USDT_CONVERTED(type, value))
+#define USDT_STRING_ARG(semaphore, type, value) USDT_STRING_VALUE(semaphore, _USDT_CONVERTED(type, value))
 
 /*
- * The probe site: the nop and its notes. `semaphore` is the semaphore variable; `spec`
- * refers to the operands as %0, %1...; `operands` is a parenthesized, possibly empty,
- * sequence of USDT_ARG() and USDT_STRING_ARG(); `clobbers` is USDT_NO_CLOBBERS, or
+ * The probe site: the nop and its notes. `semaphore` is the semaphore variable's name as a
+ * string literal and `semaphore_operand` the variable as an operand, `"m"(name)`, or, for a
+ * probe without one, "0" and `"i"(0)`; `spec` refers to the operands as %0, %1...;
+ * `operands` is a parenthesized, possibly empty, sequence of USDT_ARG() and
+ * USDT_STRING_ARG() (USDT_VALUE() and USDT_STRING_VALUE() in the C++ API); `clobbers` is USDT_NO_CLOBBERS, or
  * USDT_MEMORY_CLOBBERS for a probe with string or pointer arguments (parenthesized too: an
  * empty macro argument draws C++98-compatibility warnings in the caller's code);
  * `description` is the `.note.usdt` strings after provider and name, as parenthesized
@@ -353,10 +359,6 @@ _usdt_touched_string(const char *text, int active) {
  * point to (seen with GCC -O2 on a stack buffer: the tracer read an empty string; a store
  * through a pointer that is overwritten after the probe is dead to the compiler).
  */
-#define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers, description) \
-    _USDT_SITE(provider, name, #semaphore, "m"(semaphore), spec, operands, clobbers, description)
-#define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \
-    _USDT_SITE(provider, name, "0", "i"(0), spec, operands, clobbers, description)
 #define USDT_MEMORY_CLOBBERS ("memory")
 #if defined(_USDT_BLOCK_CONSTRAINT)
 #define USDT_NO_CLOBBERS ("memory")
@@ -382,7 +384,7 @@ _usdt_touched_string(const char *text, int active) {
 #endif
 /* `("a", "b")` -> `"\"a\", \"b\""`: string literals as the operands of an `.asciz`. */
 #define _USDT_ASCIZ_OPERANDS(...) #__VA_ARGS__
-#define _USDT_SITE(provider, name, semaphore_address, last_operand, spec, operands, clobbers, description) \
+#define USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, clobbers, description) \
     do { \
         _USDT_DECLARATIONS(operands) \
         __asm__ __volatile__( \
@@ -392,7 +394,7 @@ _usdt_touched_string(const char *text, int active) {
             ".4byte 992f-991f, 994f-993f, 3\n" \
             "991: .asciz \"stapsdt\"\n" \
             "992: .balign 4\n" \
-            "993: " _USDT_ASM_WORD " .L_usdt_site%=, _.stapsdt.base, " semaphore_address "\n" \
+            "993: " _USDT_ASM_WORD " .L_usdt_site%=, _.stapsdt.base, " semaphore "\n" \
             ".asciz \"" provider "\", \"" name "\", \"" spec "\"\n" \
             "994: .balign 4\n" \
             ".popsection\n" \
@@ -408,18 +410,18 @@ _usdt_touched_string(const char *text, int active) {
             ".balign 4\n" \
             ".4byte .L_usdt_site%= - .\n" \
             ".popsection\n" \
-            : : _USDT_OPERANDS(operands) last_operand : _USDT_UNPARENTHESIZE clobbers); \
+            : : _USDT_OPERANDS(operands) semaphore_operand : _USDT_UNPARENTHESIZE clobbers); \
     } while (0)
 
 #else /* !USDT_HAVE_PROBES: arguments are still evaluated exactly once. */
 
 #define USDT_SEMAPHORE_ACTIVE(name) 0
 #define USDT_ALWAYS_ACTIVE 0
+#define USDT_VALUE(member, value) (void)(value);
+#define USDT_STRING_VALUE(semaphore, value) USDT_VALUE(address, value)
 #define USDT_ARG(member, type, value) (void)_USDT_CONVERTED(type, value);
 #define USDT_STRING_ARG(semaphore, type, value) USDT_ARG(address, type, value)
-#define USDT_PROBE(provider, name, semaphore, spec, operands, clobbers, description) \
-    do { _USDT_UNPARENTHESIZE operands } while (0)
-#define USDT_PROBE_WITHOUT_SEMAPHORE(provider, name, spec, operands, clobbers, description) \
+#define USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, clobbers, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
 #define USDT_MEMORY_CLOBBERS
 #define USDT_NO_CLOBBERS
@@ -427,88 +429,53 @@ _usdt_touched_string(const char *text, int active) {
 #endif /* USDT_HAVE_PROBES */
 
 #if defined(__cplusplus) && !defined(USDT_NO_CXX_API)
-#include <tuple>
 #include <type_traits>
-#include <utility>
 
 /* How the generated C++ API's functions are declared. With internal linkage (`static`): their
    bodies differ with the settings of the translation unit (USDT_DISABLE, USDT_X86_NOP5, a
    header generated with or without semaphores), and one inline function with two definitions
    in one program would be an ODR violation that the linker resolves silently, keeping one
-   copy for all: a call through a pointer to `provider::probe<int>` from a USDT_DISABLE unit
+   copy for all: a call through a pointer to `provider::probe` from a USDT_DISABLE unit
    would fire the probe, or one from a traced unit not. Each unit keeps its own. */
 #if defined(__GNUC__)
 #define USDT_API_FUNCTION static inline __attribute__((always_inline))
+#define _USDT_API_INLINE inline __attribute__((always_inline))
 #else
 #define USDT_API_FUNCTION static inline
+#define _USDT_API_INLINE inline
 #endif
 
 /*
- * The C++ API's arguments. A generated probe function is a template: for each argument it
- * static_asserts `accepted` (with a message naming the probe and the argument), skips the
- * site when a `costly` argument would be prepared for nobody, and passes `get()`, which is
- * of the declared type. Costly arguments (a view to copy, a value to format) are prepared
- * only while a tracer is attached.
+ * The C++ API's argument types. A generated probe function is a plain inline function whose
+ * parameters are of these types, one class template per kind of argument that every probe
+ * shares: a header of a thousand probes declares a thousand small functions and
+ * instantiates a few classes. An argument is checked where it converts to its parameter,
+ * in the user's call: what an argument of its kind takes has a constructor; anything else
+ * picks the constructor whose static_assert says what it takes, and the compiler's "in
+ * instantiation of" line names the class, so the declared type, and ArgumentIndex, the
+ * argument's place (from 0, as tracers number them).
+ *
+ * A string argument that must be copied (a view, which need not end in a NUL) or formatted
+ * (usdt_format()) is costly: the probe function prepares it, into a usdt::string_buffer on
+ * its stack, only while a tracer is attached.
  */
 namespace usdt {
 namespace detail {
 
 template <typename T>
-using bare = typename std::decay<T>::type;
+struct always_false : std::false_type {};
 
-/* The number of elements of the std::tuple a lazy probe's callable returns; -1 for anything
-   else, so that a static_assert names the mistake. */
-template <typename T>
-struct tuple_arity : std::integral_constant<int, -1> {};
-template <typename... T>
-struct tuple_arity<std::tuple<T...>> : std::integral_constant<int, static_cast<int>(sizeof...(T))> {};
-template <typename T>
-struct tuple_arity<const T> : tuple_arity<T> {};
+/* Integers, bools and enums, scoped or not, no wider than the declared type, as a function
+   taking the declared type would take them without narrowing. */
+template <typename T, typename Declared>
+struct fits : std::integral_constant<bool, (std::is_integral<T>::value || std::is_enum<T>::value)
+                                               && sizeof(T) <= sizeof(Declared)> {};
 
-/* Integers, bools and enums, scoped or not, no wider than the declared type: a wider one
-   could lose data. Literals are int, so a narrower argument takes `uint8_t{3}`, as a braced
-   initialization from a variable would. */
-template <typename Declared, typename T>
-class integer_argument {
-  public:
-    static constexpr bool accepted =
-        (std::is_integral<bare<T>>::value || std::is_enum<bare<T>>::value) && sizeof(bare<T>) <= sizeof(Declared);
-    static constexpr bool costly = false;
-    explicit integer_argument(const T &value) : value_(static_cast<Declared>(value)) {}
-    Declared get() const { return value_; }
-
-  private:
-    Declared value_;
-};
-
-template <typename T>
-class bool_argument {
-  public:
-    static constexpr bool accepted = std::is_same<bare<T>, bool>::value;
-    static constexpr bool costly = false;
-    explicit bool_argument(const T &value) : value_(static_cast<bool>(value)) {}
-    bool get() const { return value_; }
-
-  private:
-    bool value_;
-};
-
-/* Object pointers of any type, and nullptr: the probe records the address. */
-template <typename T>
-class pointer_argument {
-  public:
-    static constexpr bool accepted =
-        (std::is_pointer<bare<T>>::value && !std::is_function<typename std::remove_pointer<bare<T>>::type>::value)
-        || std::is_same<bare<T>, decltype(nullptr)>::value;
-    static constexpr bool costly = false;
-    /* Through `const volatile void *`, so that pointers to volatile objects convert too. */
-    explicit pointer_argument(const T &value)
-        : value_(const_cast<const void *>(static_cast<const volatile void *>(value))) {}
-    const void *get() const { return value_; }
-
-  private:
-    const void *value_;
-};
+#if __cplusplus >= 202002L
+/* Named for the message: a constant too large for the declared type calls it, which a
+   constant expression cannot. */
+inline void integer_constant_does_not_fit_the_declared_type() noexcept {}
+#endif
 
 template <typename T, typename = void>
 struct has_c_str : std::false_type {};
@@ -530,102 +497,183 @@ template <typename T>
 struct has_usdt_format<T, decltype(void(static_cast<const char *>(usdt_format(std::declval<const T &>()).c_str())))>
     : std::true_type {};
 
-/* `char *` and `const char *`, spelled so that builds that sed the generated header from
-   `char *` to `const char *` (as some do with dtrace -h's) change nothing here. */
-template <typename U>
-struct is_char_pointer
-    : std::integral_constant<bool, std::is_pointer<U>::value
-                                       && std::is_same<typename std::remove_const<
-                                                           typename std::remove_pointer<U>::type>::type,
-                                                       char>::value> {};
-
-struct c_string_kind {};
-struct c_str_kind {};
-struct view_kind {};
-struct format_kind {};
-struct not_a_string_kind {};
-
-template <typename T, typename U = bare<T>>
-struct string_kind
-    : std::conditional<
-          is_char_pointer<U>::value || std::is_same<U, decltype(nullptr)>::value,
-          c_string_kind,
-          typename std::conditional<
-              has_c_str<U>::value, c_str_kind,
-              typename std::conditional<
-                  has_data_and_size<U>::value, view_kind,
-                  typename std::conditional<has_usdt_format<U>::value, format_kind, not_a_string_kind>::type>::type>::type> {};
-
-/* Strings: C strings and nullptr, anything with c_str() (std::string), views with data() and
-   size() (std::string_view: copied, as it need not end in a NUL), and usdt_format() types. */
-template <typename T, typename Kind = typename string_kind<T>::type>
-class string_argument {
-  public:
-    static constexpr bool accepted = false;
-    static constexpr bool costly = false;
-    explicit string_argument(const T &) {}
-    const char *get() const { return nullptr; }
-};
-
 template <typename T>
-class string_argument<T, c_string_kind> {
-  public:
-    static constexpr bool accepted = true;
-    static constexpr bool costly = false;
-    explicit string_argument(const T &value) : text_(value) {}
-    const char *get() const { return text_; }
-
-  private:
-    const char *text_;
-};
-
+struct is_view : std::integral_constant<bool, !has_c_str<T>::value && has_data_and_size<T>::value> {};
 template <typename T>
-class string_argument<T, c_str_kind> {
-  public:
-    static constexpr bool accepted = true;
-    static constexpr bool costly = false;
-    explicit string_argument(const T &value) : text_(value.c_str()) {}
-    const char *get() const { return text_; }
-
-  private:
-    const char *text_;
-};
-
-/* Longer views are cut: tracers read at most a few hundred bytes of a string anyway. */
-constexpr unsigned long view_copy_limit = 255;
-
+struct is_formatted
+    : std::integral_constant<bool, !has_c_str<T>::value && !has_data_and_size<T>::value && has_usdt_format<T>::value> {};
 template <typename T>
-class string_argument<T, view_kind> {
-  public:
-    static constexpr bool accepted = true;
-    static constexpr bool costly = true;
-    explicit string_argument(const T &value) {
-        const unsigned long size = value.size() < view_copy_limit ? static_cast<unsigned long>(value.size())
-                                                                  : view_copy_limit;
-        for (unsigned long i = 0; i < size; ++i) {
-            text_[i] = value.data()[i];
-        }
-        text_[size] = '\0';
-    }
-    const char *get() const { return text_; }
-
-  private:
-    char text_[view_copy_limit + 1];
-};
-
-template <typename T>
-class string_argument<T, format_kind> {
-  public:
-    static constexpr bool accepted = true;
-    static constexpr bool costly = true;
-    explicit string_argument(const T &value) : formatted_(usdt_format(value)) {}
-    const char *get() const { return formatted_.c_str(); }
-
-  private:
-    decltype(usdt_format(std::declval<const T &>())) formatted_;
-};
+struct is_string : std::integral_constant<bool, std::is_convertible<const T &, const char *>::value || has_c_str<T>::value
+                                                    || has_data_and_size<T>::value || has_usdt_format<T>::value> {};
 
 } /* namespace detail */
+
+namespace detail {
+/* Whether the probe of this semaphore is traced; one without a semaphore (nullptr) always is.
+   Static, as the API's functions are: it differs with USDT_DISABLE. It and what calls it
+   (string_argument::text) are always inlined, so no unit ever calls another unit's copy. */
+static _USDT_API_INLINE bool active(const volatile unsigned short *semaphore) noexcept {
+    if (semaphore == nullptr) {
+        return USDT_ALWAYS_ACTIVE;
+    }
+    return USDT_SEMAPHORE_ACTIVE(*semaphore);
+}
+
+/* Where a costly string is prepared: its first `capacity` bytes and a NUL, as tracers read at
+   most a few hundred bytes of a string anyway. (A struct, not `char *`: builds that sed a
+   generated header's `char *` into `const char *` leave it alone.) */
+struct text_buffer {
+    static constexpr unsigned long capacity = 255;
+    char bytes[capacity + 1];
+};
+
+_USDT_API_INLINE const char *copy(const char *data, unsigned long size, text_buffer &buffer) noexcept {
+    const unsigned long length = size < text_buffer::capacity ? size : text_buffer::capacity;
+    for (unsigned long i = 0; i < length; ++i) {
+        buffer.bytes[i] = data[i];
+    }
+    buffer.bytes[length] = '\0';
+    return buffer.bytes;
+}
+
+template <typename View>
+const char *copy_view(const void *view, text_buffer &buffer) {
+    const View &text = *static_cast<const View *>(view);
+    return copy(text.data(), static_cast<unsigned long>(text.size()), buffer);
+}
+
+template <typename T>
+const char *format(const void *object, text_buffer &buffer) {
+    const auto formatted = usdt_format(*static_cast<const T *>(object));
+    const char *text = formatted.c_str();
+    unsigned long size = 0;
+    while (size < text_buffer::capacity && text[size] != '\0') {
+        ++size;
+    }
+    return copy(text, size, buffer);
+}
+} /* namespace detail */
+
+/* Each argument type holds its value, converted to the declared type, as `value`. */
+template <typename Declared, int ArgumentIndex>
+class integer_argument {
+  public:
+    template <typename T, typename std::enable_if<detail::fits<T, Declared>::value, int>::type = 0>
+    _USDT_API_INLINE constexpr integer_argument(T number) noexcept : value(static_cast<Declared>(number)) {}
+
+#if __cplusplus >= 202002L
+    /* An integer constant that fits, as a function taking Declared takes `200` for a uint8_t. */
+    template <typename T, typename std::enable_if<std::is_integral<T>::value && !detail::fits<T, Declared>::value,
+                                                  int>::type = 0>
+    consteval integer_argument(T constant) noexcept : value(static_cast<Declared>(constant)) {
+        if (static_cast<T>(value) != constant || (constant < T(0)) != (value < Declared(0))) {
+            detail::integer_constant_does_not_fit_the_declared_type();
+        }
+    }
+#endif
+
+    template <typename T, typename std::enable_if<!detail::fits<T, Declared>::value
+#if __cplusplus >= 202002L
+                                                      && !std::is_integral<T>::value
+#endif
+                                                  , int>::type = 0>
+    integer_argument(const T &) noexcept : value() {
+#if __cplusplus >= 202002L
+        static_assert(detail::always_false<T>::value,
+                      "usdt: an integer argument takes an integer or enum no wider than its declared type, "
+                      "or an integer constant that fits it; convert other values explicitly");
+#else
+        static_assert(detail::always_false<T>::value,
+                      "usdt: an integer argument takes an integer or enum no wider than its declared type; "
+                      "convert other values explicitly (before C++20, int constants too: uint8_t{200})");
+#endif
+    }
+
+    Declared value;
+};
+
+template <int ArgumentIndex>
+class bool_argument {
+  public:
+    _USDT_API_INLINE constexpr bool_argument(bool flag) noexcept : value(flag) {}
+
+    template <typename T, typename std::enable_if<!std::is_same<T, bool>::value, int>::type = 0>
+    bool_argument(const T &) noexcept : value() {
+        static_assert(detail::always_false<T>::value, "usdt: a bool argument takes a bool");
+    }
+
+    bool value;
+};
+
+/* Object pointers of any type, and nullptr: the probe records the address. */
+template <int ArgumentIndex>
+class pointer_argument {
+  public:
+    /* `const volatile void *`, so that pointers to volatile objects convert too. */
+    _USDT_API_INLINE constexpr pointer_argument(const volatile void *address) noexcept
+        : value(const_cast<const void *>(address)) {}
+
+    template <typename T,
+              typename std::enable_if<!std::is_convertible<const T &, const volatile void *>::value, int>::type = 0>
+    pointer_argument(const T &) noexcept : value() {
+        static_assert(detail::always_false<T>::value,
+                      "usdt: a pointer argument takes an object pointer or nullptr (smart pointers: pass .get())");
+    }
+
+    const void *value;
+};
+
+/* C strings and nullptr, anything with c_str() (std::string), views with data() and size()
+   (std::string_view), and types with usdt_format(). A view or formatted object is referred
+   to, not copied, until the probe's site asks for the text: it lives until the end of the
+   call. */
+template <int ArgumentIndex>
+class string_argument {
+  public:
+    _USDT_API_INLINE constexpr string_argument(const char *text) noexcept : text_(text) {}
+
+    template <typename T, typename std::enable_if<detail::has_c_str<T>::value, int>::type = 0>
+    _USDT_API_INLINE string_argument(const T &text) : text_(text.c_str()) {}
+
+    template <typename T, typename std::enable_if<detail::is_view<T>::value, int>::type = 0>
+    _USDT_API_INLINE string_argument(const T &view) noexcept
+        : object_(__builtin_addressof(view)), prepare_(&detail::copy_view<T>) {}
+
+    template <typename T, typename std::enable_if<detail::is_formatted<T>::value, int>::type = 0>
+    _USDT_API_INLINE string_argument(const T &object) noexcept
+        : object_(__builtin_addressof(object)), prepare_(&detail::format<T>) {}
+
+    template <typename T, typename std::enable_if<!detail::is_string<T>::value, int>::type = 0>
+    string_argument(const T &) noexcept {
+        static_assert(detail::always_false<T>::value,
+                      "usdt: a string argument takes a C string, std::string, std::string_view, nullptr, "
+                      "or a type with usdt_format()");
+    }
+
+    /* The text the site records, for the probe of `semaphore` (nullptr: one without). A costly
+       string is prepared, into this object, only while the probe is traced: untraced, the
+       site records nullptr, which nobody reads. A C string of a probe with a semaphore is
+       touched while traced (see _usdt_touched_string). */
+    _USDT_API_INLINE const char *text(const volatile unsigned short *semaphore) {
+        const bool traced = detail::active(semaphore);
+        if (prepare_ != nullptr) {
+            return traced ? prepare_(object_, buffer_) : nullptr;
+        }
+#if USDT_HAVE_PROBES
+        if (semaphore != nullptr) {
+            return _usdt_touched_string(text_, traced);
+        }
+#endif
+        return text_;
+    }
+
+  private:
+    const char *text_ = nullptr;
+    const void *object_ = nullptr;
+    const char *(*prepare_)(const void *, detail::text_buffer &) = nullptr;
+    detail::text_buffer buffer_;
+};
+
 } /* namespace usdt */
 #endif /* __cplusplus && !USDT_NO_CXX_API */
 

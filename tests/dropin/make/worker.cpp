@@ -11,5 +11,5 @@ extern "C" int finish_request(int id) {
         return 0;
     }
     myapp::request_done(id, 100L * id, status);
-    return myapp::request_done_enabled() ? 1 : 0;
+    return TRACE_MYAPP_REQUEST_DONE_ENABLED() ? 1 : 0;
 }

@@ -9,7 +9,7 @@ int main() {
     std::printf("app: serving 2 requests\n");
     for (int id = 1; id <= 2; id++) {
         myapp::request_start(id, methods[id - 1]);
-        if (myapp::request_done_enabled()) {
+        if (MYAPP_REQUEST_DONE_ENABLED()) {
             traced++;
             myapp::request_done(id, 100L * id, "ok");
         }

@@ -42,7 +42,7 @@ void fire_all(char c, signed char sc, short s, int i, long l, long long ll, unsi
     MATRIX_SIZES(size, ssize, difference, ip, up, im, um);
     MATRIX_POINTERS(text, mutable_text, text, pointer, pointer, point, pp, cvp);
     MATRIX_TWELVE(i8, u8, i16, u16, i32, u32, i64, u64, b, text, pointer, l);
-    if (matrix::flags_enabled() || MATRIX_DELETE_ENABLED()) {
+    if (MATRIX_FLAGS_ENABLED() || MATRIX_DELETE_ENABLED()) {
         matrix::no_args();
     }
 }

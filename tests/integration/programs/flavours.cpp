@@ -1,22 +1,28 @@
 /*
- * Fires a lazy probe, which evaluates its arguments and fires only while traced, and a probe
- * without a semaphore, whose ENABLED() guard is always true. Prints what it evaluated.
- * Built with -O2.
+ * Fires a probe whose string argument is formatted (usdt_format()) only while traced, and a
+ * probe without a semaphore, whose ENABLED() guard is always true. Prints how often the
+ * argument was formatted. Built with -O2.
  */
 #include <cstdio>
 #include <string>
-#include <tuple>
 
 #include "flavours.h"
 
+namespace {
+struct Label {
+    int *formatted;
+};
+
+// Found by argument-dependent lookup: what a string argument of this type records.
+std::string usdt_format(const Label &label) {
+    ++*label.formatted;
+    return "lazy";
+}
+}  // namespace
+
 int main() {
     int evaluated = 0;
-    // A std::string, not a literal: bpftrace cannot read a page the process never touched.
-    const std::string label = "lazy";
-    lazy::guarded_lazy([&] {
-        ++evaluated;
-        return std::make_tuple(int64_t{-77}, label);
-    });
+    lazy::guarded(int64_t{-77}, Label{&evaluated});
     LAZY_PLAIN(3u);
     if (LAZY_PLAIN_ENABLED()) {
         lazy::plain(uint32_t{4});

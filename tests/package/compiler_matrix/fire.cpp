@@ -1,6 +1,5 @@
 // Fires every probe of all_types.d and unguarded.d from C++, through the typed API and the
-// macros, with a value of each declared type, and asks every probe's _enabled() and some
-// _ENABLED(); built once per C++ standard. Prints the standard it was built for, then
+// macros, with a value of each declared type, and asks every probe's _ENABLED(); built once per C++ standard. Prints the standard it was built for, then
 // "unguarded" when the probe without a semaphore reads as enabled (always) and "traced" when
 // another does.
 #include "all_types.h"
@@ -46,13 +45,13 @@ int main() {
     // The macros work in C++ too, as systemtap's dtrace -h headers do.
     MATRIX_SIGNED_KEYWORDS('c', -2, -3, -4, -5L, -6LL);
     MATRIX_POINTERS("literal", text, text, &point, &point, &point, &value_pointer, &value);
-    const bool traced = matrix::no_args_enabled() || matrix::void_args_enabled() || matrix::signed_keywords_enabled()
-                        || matrix::unsigned_keywords_enabled() || matrix::spelled_out_enabled()
-                        || matrix::fixed_width_enabled() || matrix::sizes_enabled() || matrix::flags_enabled()
-                        || matrix::pointers_enabled() || matrix::twelve_enabled() || matrix::unnamed_enabled()
-                        || matrix::delete_enabled() || unguarded::guarded_enabled() || MATRIX_DELETE_ENABLED();
+    const bool traced = MATRIX_NO_ARGS_ENABLED() || MATRIX_VOID_ARGS_ENABLED() || MATRIX_SIGNED_KEYWORDS_ENABLED()
+                        || MATRIX_UNSIGNED_KEYWORDS_ENABLED() || MATRIX_SPELLED_OUT_ENABLED()
+                        || MATRIX_FIXED_WIDTH_ENABLED() || MATRIX_SIZES_ENABLED() || MATRIX_FLAGS_ENABLED()
+                        || MATRIX_POINTERS_ENABLED() || MATRIX_TWELVE_ENABLED() || MATRIX_UNNAMED_ENABLED()
+                        || MATRIX_DELETE_ENABLED() || UNGUARDED_GUARDED_ENABLED();
 
-    std::printf("C++ %ld%s%s\n", __cplusplus, unguarded::plain_enabled() ? " unguarded" : "",
+    std::printf("C++ %ld%s%s\n", __cplusplus, UNGUARDED_PLAIN_ENABLED() ? " unguarded" : "",
                 traced ? " traced" : "");
     return 0;
 }

@@ -1,4 +1,4 @@
-// Counts how often probe arguments are evaluated and whether an _enabled() guard opens,
+// Counts how often probe arguments are evaluated and whether an _ENABLED() guard opens,
 // through the C++ API and a macro. Built with and without USDT_DISABLE; untraced, both
 // must answer the same.
 #include "counted.h"
@@ -25,11 +25,11 @@ int main() {
     counted::labelled(next(), "label");
     COUNTED_LABELLED(next(), "label");
     counted::nothing();
-    if (counted::guarded_enabled()) {
+    if (COUNTED_GUARDED_ENABLED()) {
         ++guarded_blocks;
         counted::guarded("expensive");
     }
     std::printf("have_probes=%d evaluations=%d enabled=%d guarded_blocks=%d\n", USDT_HAVE_PROBES,
-                evaluations, counted::guarded_enabled() ? 1 : 0, guarded_blocks);
+                evaluations, COUNTED_GUARDED_ENABLED() ? 1 : 0, guarded_blocks);
     return 0;
 }

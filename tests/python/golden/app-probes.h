@@ -21,7 +21,7 @@
 /* usdt/usdt.h, embedded here: left out of the golden file */
 
 /* Another generated header, of another usdt version, came first in this translation unit. */
-#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 7
+#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 8
 #error "app-probes.h was generated for another version of usdt/usdt.h: regenerate it from app-probes.d"
 #endif
 
@@ -54,35 +54,35 @@ USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 /* myapp:request__start(uint64_t id, const char * path) */
 #define MYAPP_REQUEST_START_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)
 #define MYAPP_REQUEST_START(arg0, arg1) \
-    USDT_PROBE("myapp", "request__start", myapp_request__start_semaphore, "8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8"), \
+    USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8"), \
                (USDT_ARG(u64, uint64_t, arg0) USDT_STRING_ARG(myapp_request__start_semaphore, const char *, arg1)), USDT_MEMORY_CLOBBERS, \
                ("app-probes.d", "id", "uint64_t", "integer", "path", "const char *", "string"))
 
 /* myapp:kinds(int8_t small, uint32_t count, bool on, struct req * request, string name, long delta, size_t size) */
 #define MYAPP_KINDS_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_kinds_semaphore)
 #define MYAPP_KINDS(arg0, arg1, arg2, arg3, arg4, arg5, arg6) \
-    USDT_PROBE("myapp", "kinds", myapp_kinds_semaphore, "-1@" USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" USDT_SPEC_NARROW_OPERAND("2", "16") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("3", "24") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("4", "32") " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("5", "40") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("6", "48"), \
+    USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" USDT_SPEC_NARROW_OPERAND("2", "16") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("3", "24") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("4", "32") " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("5", "40") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("6", "48"), \
                (USDT_ARG(i8, int8_t, arg0) USDT_ARG(u32, uint32_t, arg1) USDT_ARG(flag, bool, arg2) USDT_ARG(address, const volatile void *, arg3) USDT_STRING_ARG(myapp_kinds_semaphore, const char *, arg4) USDT_ARG(word, long, arg5) USDT_ARG(uword, size_t, arg6)), USDT_MEMORY_CLOBBERS, \
                ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req *", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer"))
 
 /* myapp:seven(int a, int b, int c, int d, int e, int f, unsigned short g) */
 #define MYAPP_SEVEN_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_seven_semaphore)
 #define MYAPP_SEVEN(arg0, arg1, arg2, arg3, arg4, arg5, arg6) \
-    USDT_PROBE("myapp", "seven", myapp_seven_semaphore, "-4@" USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" USDT_SPEC_NARROW_OPERAND("1", "8") " -4@" USDT_SPEC_NARROW_OPERAND("2", "16") " -4@" USDT_SPEC_NARROW_OPERAND("3", "24") " -4@" USDT_SPEC_NARROW_OPERAND("4", "32") " -4@" USDT_SPEC_NARROW_OPERAND("5", "40") " 2@" USDT_SPEC_NARROW_OPERAND("6", "48"), \
+    USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), "-4@" USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" USDT_SPEC_NARROW_OPERAND("1", "8") " -4@" USDT_SPEC_NARROW_OPERAND("2", "16") " -4@" USDT_SPEC_NARROW_OPERAND("3", "24") " -4@" USDT_SPEC_NARROW_OPERAND("4", "32") " -4@" USDT_SPEC_NARROW_OPERAND("5", "40") " 2@" USDT_SPEC_NARROW_OPERAND("6", "48"), \
                (USDT_ARG(i32, int, arg0) USDT_ARG(i32, int, arg1) USDT_ARG(i32, int, arg2) USDT_ARG(i32, int, arg3) USDT_ARG(i32, int, arg4) USDT_ARG(i32, int, arg5) USDT_ARG(u16, unsigned short, arg6)), USDT_NO_CLOBBERS, \
                ("app-probes.d", "a", "int", "integer", "b", "int", "integer", "c", "int", "integer", "d", "int", "integer", "e", "int", "integer", "f", "int", "integer", "g", "unsigned short", "integer"))
 
 /* myapp:delete(int class) */
 #define MYAPP_DELETE_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_delete_semaphore)
 #define MYAPP_DELETE(arg0) \
-    USDT_PROBE("myapp", "delete", myapp_delete_semaphore, "-4@" USDT_SPEC_NARROW_OPERAND("0", "0"), \
+    USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), "-4@" USDT_SPEC_NARROW_OPERAND("0", "0"), \
                (USDT_ARG(i32, int, arg0)), USDT_NO_CLOBBERS, \
                ("app-probes.d", "class", "int", "integer"))
 
 /* myapp:idle() */
 #define MYAPP_IDLE_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_idle_semaphore)
 #define MYAPP_IDLE() \
-    USDT_PROBE("myapp", "idle", myapp_idle_semaphore, "", \
+    USDT_SITE("myapp", "idle", "myapp_idle_semaphore", "m"(myapp_idle_semaphore), "", \
                (), USDT_NO_CLOBBERS, \
                ("app-probes.d"))
 
@@ -91,194 +91,55 @@ USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 /* other:tick(short arg0), without a semaphore */
 #define OTHER_TICK_ENABLED() USDT_ALWAYS_ACTIVE
 #define OTHER_TICK(arg0) \
-    USDT_PROBE_WITHOUT_SEMAPHORE("other", "tick", "-2@" USDT_SPEC_NARROW_OPERAND("0", "0"), \
+    USDT_SITE("other", "tick", "0", "i"(0), "-2@" USDT_SPEC_NARROW_OPERAND("0", "0"), \
                (USDT_ARG(i16, short, arg0)), USDT_NO_CLOBBERS, \
                ("app-probes.d", "arg0", "short", "integer"))
 
-/* The typed C++ API. USDT_NO_CXX_API leaves it out, for C++ translation units that use only
-   the macros: its templates cost a compile about 0.4 ms per probe (docs/PERFORMANCE.md). */
+/* The typed C++ API: one inline function per probe, whose parameters are the runtime header's
+   argument types. USDT_NO_CXX_API leaves it out, for C++ translation units that use only the
+   macros. */
 #if defined(__cplusplus) && !defined(USDT_NO_CXX_API)
 
 namespace myapp {
 
-template <typename UsdtArg0, typename UsdtArg1>
-USDT_API_FUNCTION void request_start(const UsdtArg0 &id, const UsdtArg1 &path) noexcept {
-    static_assert(usdt::detail::integer_argument<uint64_t, UsdtArg0>::accepted,
-                  "myapp::request_start: argument 0 'id' (uint64_t) takes an integer or enum of at most 8 bytes (convert wider values explicitly)");
-    static_assert(usdt::detail::string_argument<UsdtArg1>::accepted,
-                  "myapp::request_start: argument 1 'path' (const char *) takes a C string, std::string, std::string_view, nullptr, or a type with usdt_format()");
-    if ((usdt::detail::integer_argument<uint64_t, UsdtArg0>::costly || usdt::detail::string_argument<UsdtArg1>::costly) && !MYAPP_REQUEST_START_ENABLED()) {
-        return;
-    }
-    const usdt::detail::integer_argument<uint64_t, UsdtArg0> usdt_argument_0(id);
-    const usdt::detail::string_argument<UsdtArg1> usdt_argument_1(path);
-    MYAPP_REQUEST_START(usdt_argument_0.get(), usdt_argument_1.get());
+USDT_API_FUNCTION void request_start(::usdt::integer_argument<uint64_t, 0> id, ::usdt::string_argument<1> path) noexcept {
+    USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8"),
+               (USDT_VALUE(u64, id.value) USDT_VALUE(address, path.text(&myapp_request__start_semaphore))), USDT_MEMORY_CLOBBERS,
+               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char *", "string"));
 }
 
-/* Calls make_arguments(), which returns std::make_tuple(...) of the arguments, only while enabled. */
-template <typename UsdtMakeArguments>
-USDT_API_FUNCTION void request_start_lazy(const UsdtMakeArguments &make_arguments) {
-    if (!MYAPP_REQUEST_START_ENABLED()) {
-        return;
-    }
-    const auto usdt_arguments = make_arguments();
-    static_assert(usdt::detail::tuple_arity<decltype(usdt_arguments)>::value == 2,
-                  "myapp::request_start_lazy: the callable must return std::make_tuple(...) of 2 arguments");
-    request_start(std::get<0>(usdt_arguments), std::get<1>(usdt_arguments));
-}
-USDT_API_FUNCTION bool request_start_enabled() noexcept {
-    return MYAPP_REQUEST_START_ENABLED();
+USDT_API_FUNCTION void kinds(::usdt::integer_argument<int8_t, 0> small, ::usdt::integer_argument<uint32_t, 1> count, ::usdt::bool_argument<2> on, ::usdt::pointer_argument<3> request, ::usdt::string_argument<4> name, ::usdt::integer_argument<long, 5> delta, ::usdt::integer_argument<size_t, 6> size) noexcept {
+    USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" USDT_SPEC_NARROW_OPERAND("2", "16") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("3", "24") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("4", "32") " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("5", "40") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("6", "48"),
+               (USDT_VALUE(i8, small.value) USDT_VALUE(u32, count.value) USDT_VALUE(flag, on.value) USDT_VALUE(address, request.value) USDT_VALUE(address, name.text(&myapp_kinds_semaphore)) USDT_VALUE(word, delta.value) USDT_VALUE(uword, size.value)), USDT_MEMORY_CLOBBERS,
+               ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req *", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer"));
 }
 
-template <typename UsdtArg0, typename UsdtArg1, typename UsdtArg2, typename UsdtArg3, typename UsdtArg4, typename UsdtArg5, typename UsdtArg6>
-USDT_API_FUNCTION void kinds(const UsdtArg0 &small, const UsdtArg1 &count, const UsdtArg2 &on, const UsdtArg3 &request, const UsdtArg4 &name, const UsdtArg5 &delta, const UsdtArg6 &size) noexcept {
-    static_assert(usdt::detail::integer_argument<int8_t, UsdtArg0>::accepted,
-                  "myapp::kinds: argument 0 'small' (int8_t) takes an integer or enum of at most 1 byte (convert wider values explicitly, literals as int8_t{3})");
-    static_assert(usdt::detail::integer_argument<uint32_t, UsdtArg1>::accepted,
-                  "myapp::kinds: argument 1 'count' (uint32_t) takes an integer or enum of at most 4 bytes (convert wider values explicitly)");
-    static_assert(usdt::detail::bool_argument<UsdtArg2>::accepted,
-                  "myapp::kinds: argument 2 'on' (bool) takes a bool");
-    static_assert(usdt::detail::pointer_argument<UsdtArg3>::accepted,
-                  "myapp::kinds: argument 3 'request' (struct req *) takes an object pointer or nullptr (smart pointers: pass .get())");
-    static_assert(usdt::detail::string_argument<UsdtArg4>::accepted,
-                  "myapp::kinds: argument 4 'name' (string) takes a C string, std::string, std::string_view, nullptr, or a type with usdt_format()");
-    static_assert(usdt::detail::integer_argument<long, UsdtArg5>::accepted,
-                  "myapp::kinds: argument 5 'delta' (long) takes an integer or enum of at most sizeof(long) bytes (convert wider values explicitly)");
-    static_assert(usdt::detail::integer_argument<size_t, UsdtArg6>::accepted,
-                  "myapp::kinds: argument 6 'size' (size_t) takes an integer or enum of at most sizeof(size_t) bytes (convert wider values explicitly)");
-    if ((usdt::detail::integer_argument<int8_t, UsdtArg0>::costly || usdt::detail::integer_argument<uint32_t, UsdtArg1>::costly || usdt::detail::bool_argument<UsdtArg2>::costly || usdt::detail::pointer_argument<UsdtArg3>::costly || usdt::detail::string_argument<UsdtArg4>::costly || usdt::detail::integer_argument<long, UsdtArg5>::costly || usdt::detail::integer_argument<size_t, UsdtArg6>::costly) && !MYAPP_KINDS_ENABLED()) {
-        return;
-    }
-    const usdt::detail::integer_argument<int8_t, UsdtArg0> usdt_argument_0(small);
-    const usdt::detail::integer_argument<uint32_t, UsdtArg1> usdt_argument_1(count);
-    const usdt::detail::bool_argument<UsdtArg2> usdt_argument_2(on);
-    const usdt::detail::pointer_argument<UsdtArg3> usdt_argument_3(request);
-    const usdt::detail::string_argument<UsdtArg4> usdt_argument_4(name);
-    const usdt::detail::integer_argument<long, UsdtArg5> usdt_argument_5(delta);
-    const usdt::detail::integer_argument<size_t, UsdtArg6> usdt_argument_6(size);
-    MYAPP_KINDS(usdt_argument_0.get(), usdt_argument_1.get(), usdt_argument_2.get(), usdt_argument_3.get(), usdt_argument_4.get(), usdt_argument_5.get(), usdt_argument_6.get());
+USDT_API_FUNCTION void seven(::usdt::integer_argument<int, 0> a, ::usdt::integer_argument<int, 1> b, ::usdt::integer_argument<int, 2> c, ::usdt::integer_argument<int, 3> d, ::usdt::integer_argument<int, 4> e, ::usdt::integer_argument<int, 5> f, ::usdt::integer_argument<unsigned short, 6> g) noexcept {
+    USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), "-4@" USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" USDT_SPEC_NARROW_OPERAND("1", "8") " -4@" USDT_SPEC_NARROW_OPERAND("2", "16") " -4@" USDT_SPEC_NARROW_OPERAND("3", "24") " -4@" USDT_SPEC_NARROW_OPERAND("4", "32") " -4@" USDT_SPEC_NARROW_OPERAND("5", "40") " 2@" USDT_SPEC_NARROW_OPERAND("6", "48"),
+               (USDT_VALUE(i32, a.value) USDT_VALUE(i32, b.value) USDT_VALUE(i32, c.value) USDT_VALUE(i32, d.value) USDT_VALUE(i32, e.value) USDT_VALUE(i32, f.value) USDT_VALUE(u16, g.value)), USDT_NO_CLOBBERS,
+               ("app-probes.d", "a", "int", "integer", "b", "int", "integer", "c", "int", "integer", "d", "int", "integer", "e", "int", "integer", "f", "int", "integer", "g", "unsigned short", "integer"));
 }
 
-/* Calls make_arguments(), which returns std::make_tuple(...) of the arguments, only while enabled. */
-template <typename UsdtMakeArguments>
-USDT_API_FUNCTION void kinds_lazy(const UsdtMakeArguments &make_arguments) {
-    if (!MYAPP_KINDS_ENABLED()) {
-        return;
-    }
-    const auto usdt_arguments = make_arguments();
-    static_assert(usdt::detail::tuple_arity<decltype(usdt_arguments)>::value == 7,
-                  "myapp::kinds_lazy: the callable must return std::make_tuple(...) of 7 arguments");
-    kinds(std::get<0>(usdt_arguments), std::get<1>(usdt_arguments), std::get<2>(usdt_arguments), std::get<3>(usdt_arguments), std::get<4>(usdt_arguments), std::get<5>(usdt_arguments), std::get<6>(usdt_arguments));
-}
-USDT_API_FUNCTION bool kinds_enabled() noexcept {
-    return MYAPP_KINDS_ENABLED();
-}
-
-template <typename UsdtArg0, typename UsdtArg1, typename UsdtArg2, typename UsdtArg3, typename UsdtArg4, typename UsdtArg5, typename UsdtArg6>
-USDT_API_FUNCTION void seven(const UsdtArg0 &a, const UsdtArg1 &b, const UsdtArg2 &c, const UsdtArg3 &d, const UsdtArg4 &e, const UsdtArg5 &f, const UsdtArg6 &g) noexcept {
-    static_assert(usdt::detail::integer_argument<int, UsdtArg0>::accepted,
-                  "myapp::seven: argument 0 'a' (int) takes an integer or enum of at most 4 bytes (convert wider values explicitly)");
-    static_assert(usdt::detail::integer_argument<int, UsdtArg1>::accepted,
-                  "myapp::seven: argument 1 'b' (int) takes an integer or enum of at most 4 bytes (convert wider values explicitly)");
-    static_assert(usdt::detail::integer_argument<int, UsdtArg2>::accepted,
-                  "myapp::seven: argument 2 'c' (int) takes an integer or enum of at most 4 bytes (convert wider values explicitly)");
-    static_assert(usdt::detail::integer_argument<int, UsdtArg3>::accepted,
-                  "myapp::seven: argument 3 'd' (int) takes an integer or enum of at most 4 bytes (convert wider values explicitly)");
-    static_assert(usdt::detail::integer_argument<int, UsdtArg4>::accepted,
-                  "myapp::seven: argument 4 'e' (int) takes an integer or enum of at most 4 bytes (convert wider values explicitly)");
-    static_assert(usdt::detail::integer_argument<int, UsdtArg5>::accepted,
-                  "myapp::seven: argument 5 'f' (int) takes an integer or enum of at most 4 bytes (convert wider values explicitly)");
-    static_assert(usdt::detail::integer_argument<unsigned short, UsdtArg6>::accepted,
-                  "myapp::seven: argument 6 'g' (unsigned short) takes an integer or enum of at most 2 bytes (convert wider values explicitly, literals as static_cast<unsigned short>(3))");
-    if ((usdt::detail::integer_argument<int, UsdtArg0>::costly || usdt::detail::integer_argument<int, UsdtArg1>::costly || usdt::detail::integer_argument<int, UsdtArg2>::costly || usdt::detail::integer_argument<int, UsdtArg3>::costly || usdt::detail::integer_argument<int, UsdtArg4>::costly || usdt::detail::integer_argument<int, UsdtArg5>::costly || usdt::detail::integer_argument<unsigned short, UsdtArg6>::costly) && !MYAPP_SEVEN_ENABLED()) {
-        return;
-    }
-    const usdt::detail::integer_argument<int, UsdtArg0> usdt_argument_0(a);
-    const usdt::detail::integer_argument<int, UsdtArg1> usdt_argument_1(b);
-    const usdt::detail::integer_argument<int, UsdtArg2> usdt_argument_2(c);
-    const usdt::detail::integer_argument<int, UsdtArg3> usdt_argument_3(d);
-    const usdt::detail::integer_argument<int, UsdtArg4> usdt_argument_4(e);
-    const usdt::detail::integer_argument<int, UsdtArg5> usdt_argument_5(f);
-    const usdt::detail::integer_argument<unsigned short, UsdtArg6> usdt_argument_6(g);
-    MYAPP_SEVEN(usdt_argument_0.get(), usdt_argument_1.get(), usdt_argument_2.get(), usdt_argument_3.get(), usdt_argument_4.get(), usdt_argument_5.get(), usdt_argument_6.get());
-}
-
-/* Calls make_arguments(), which returns std::make_tuple(...) of the arguments, only while enabled. */
-template <typename UsdtMakeArguments>
-USDT_API_FUNCTION void seven_lazy(const UsdtMakeArguments &make_arguments) {
-    if (!MYAPP_SEVEN_ENABLED()) {
-        return;
-    }
-    const auto usdt_arguments = make_arguments();
-    static_assert(usdt::detail::tuple_arity<decltype(usdt_arguments)>::value == 7,
-                  "myapp::seven_lazy: the callable must return std::make_tuple(...) of 7 arguments");
-    seven(std::get<0>(usdt_arguments), std::get<1>(usdt_arguments), std::get<2>(usdt_arguments), std::get<3>(usdt_arguments), std::get<4>(usdt_arguments), std::get<5>(usdt_arguments), std::get<6>(usdt_arguments));
-}
-USDT_API_FUNCTION bool seven_enabled() noexcept {
-    return MYAPP_SEVEN_ENABLED();
-}
-
-template <typename UsdtArg0>
-USDT_API_FUNCTION void delete_(const UsdtArg0 &class_) noexcept {
-    static_assert(usdt::detail::integer_argument<int, UsdtArg0>::accepted,
-                  "myapp::delete_: argument 0 'class_' (int) takes an integer or enum of at most 4 bytes (convert wider values explicitly)");
-    if ((usdt::detail::integer_argument<int, UsdtArg0>::costly) && !MYAPP_DELETE_ENABLED()) {
-        return;
-    }
-    const usdt::detail::integer_argument<int, UsdtArg0> usdt_argument_0(class_);
-    MYAPP_DELETE(usdt_argument_0.get());
-}
-
-/* Calls make_arguments(), which returns std::make_tuple(...) of the arguments, only while enabled. */
-template <typename UsdtMakeArguments>
-USDT_API_FUNCTION void delete_lazy(const UsdtMakeArguments &make_arguments) {
-    if (!MYAPP_DELETE_ENABLED()) {
-        return;
-    }
-    const auto usdt_arguments = make_arguments();
-    static_assert(usdt::detail::tuple_arity<decltype(usdt_arguments)>::value == 1,
-                  "myapp::delete_lazy: the callable must return std::make_tuple(...) of 1 argument");
-    delete_(std::get<0>(usdt_arguments));
-}
-USDT_API_FUNCTION bool delete_enabled() noexcept {
-    return MYAPP_DELETE_ENABLED();
+USDT_API_FUNCTION void delete_(::usdt::integer_argument<int, 0> class_) noexcept {
+    USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), "-4@" USDT_SPEC_NARROW_OPERAND("0", "0"),
+               (USDT_VALUE(i32, class_.value)), USDT_NO_CLOBBERS,
+               ("app-probes.d", "class", "int", "integer"));
 }
 
 USDT_API_FUNCTION void idle() noexcept {
-    MYAPP_IDLE();
-}
-USDT_API_FUNCTION bool idle_enabled() noexcept {
-    return MYAPP_IDLE_ENABLED();
+    USDT_SITE("myapp", "idle", "myapp_idle_semaphore", "m"(myapp_idle_semaphore), "",
+               (), USDT_NO_CLOBBERS,
+               ("app-probes.d"));
 }
 
 } /* namespace myapp */
 
 namespace other {
 
-template <typename UsdtArg0>
-USDT_API_FUNCTION void tick(const UsdtArg0 &arg0) noexcept {
-    static_assert(usdt::detail::integer_argument<short, UsdtArg0>::accepted,
-                  "other::tick: argument 0 'arg0' (short) takes an integer or enum of at most 2 bytes (convert wider values explicitly, literals as short{3})");
-    if ((usdt::detail::integer_argument<short, UsdtArg0>::costly) && !OTHER_TICK_ENABLED()) {
-        return;
-    }
-    const usdt::detail::integer_argument<short, UsdtArg0> usdt_argument_0(arg0);
-    OTHER_TICK(usdt_argument_0.get());
-}
-
-/* Calls make_arguments(), which returns std::make_tuple(...) of the arguments, only while enabled. */
-template <typename UsdtMakeArguments>
-USDT_API_FUNCTION void tick_lazy(const UsdtMakeArguments &make_arguments) {
-    if (!OTHER_TICK_ENABLED()) {
-        return;
-    }
-    const auto usdt_arguments = make_arguments();
-    static_assert(usdt::detail::tuple_arity<decltype(usdt_arguments)>::value == 1,
-                  "other::tick_lazy: the callable must return std::make_tuple(...) of 1 argument");
-    tick(std::get<0>(usdt_arguments));
-}
-USDT_API_FUNCTION bool tick_enabled() noexcept {
-    return OTHER_TICK_ENABLED();
+USDT_API_FUNCTION void tick(::usdt::integer_argument<short, 0> arg0) noexcept {
+    USDT_SITE("other", "tick", "0", "i"(0), "-2@" USDT_SPEC_NARROW_OPERAND("0", "0"),
+               (USDT_VALUE(i16, arg0.value)), USDT_NO_CLOBBERS,
+               ("app-probes.d", "arg0", "short", "integer"));
 }
 
 } /* namespace other */
