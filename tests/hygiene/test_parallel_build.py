@@ -153,16 +153,12 @@ class NinjaTest(ParallelBuildTest):
 del ParallelBuildTest   # only its subclasses, which name a generator, run
 
 
-def _parse_options():
-    command_line = argparse.ArgumentParser(add_help=False)
-    command_line.add_argument("--source-dir", required=True)
-    command_line.add_argument("--cmake", default="cmake")
-    command_line.add_argument("--c-compiler", default="")
-    known, remaining = command_line.parse_known_args()
-    vars(OPTIONS).update(vars(known))
-    sys.argv[1:] = remaining
+def add_options(parser):
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--cmake", default="cmake")
+    parser.add_argument("--c-compiler", default="")
 
 
 if __name__ == "__main__":
-    _parse_options()
+    OPTIONS, _ = usdt_testing.parse_options(add_options)
     usdt_testing.main()

@@ -9,7 +9,7 @@ import unittest
 import built_programs
 import expected
 import gdb_probes
-from usdt_testing import main, require_tracer
+from usdt_testing import main, parse_options, require_tracer
 
 PROGRAMS = {}
 
@@ -96,6 +96,7 @@ class FlavoursUnderGdb(GdbTestCase):
 
 
 if __name__ == "__main__":
-    PROGRAMS.update(built_programs.take_from_argv())
+    _, programs = parse_options(program_names=built_programs.NAMES)
+    PROGRAMS.update(programs)
     _add_types_value_tests()
     main()

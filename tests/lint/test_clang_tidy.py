@@ -95,8 +95,6 @@ class ClangTidyTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    parser_ = argparse.ArgumentParser()
-    parser_.add_argument("--clang-tidy", default="clang-tidy")
-    options, sys.argv[1:] = parser_.parse_known_args(sys.argv[1:])
-    vars(OPTIONS).update(vars(options))
+    OPTIONS, _ = usdt_testing.parse_options(
+        lambda parser: parser.add_argument("--clang-tidy", default="clang-tidy"))
     usdt_testing.main()

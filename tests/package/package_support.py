@@ -8,14 +8,13 @@ run starts from nothing) and the CMake and generator to use for consumer project
 
 import argparse
 import re
-import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple
 
 import elf_notes
+import usdt_testing
 
 
 @dataclass(frozen=True)
@@ -32,20 +31,20 @@ SETUP: Optional[Setup] = None  # set by parse_arguments()
 
 
 def parse_arguments(add_options=lambda parser: None) -> Setup:
-    """Takes the package options off sys.argv (unittest gets the rest) and empties the work dir."""
+    """Takes the package options, and `add_options`'s, off sys.argv (usdt_testing.parse_options)
+    and empties the work dir."""
     global SETUP
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--source-dir", type=Path, required=True)
-    parser.add_argument("--build-dir", type=Path, required=True)
-    parser.add_argument("--work-dir", type=Path, required=True)
-    parser.add_argument("--cmake", default="cmake")
-    parser.add_argument("--generator", default="Unix Makefiles")
-    parser.add_argument("--config", default="", help="the usdt build's configuration, empty when none")
-    add_options(parser)
-    options, rest = parser.parse_known_args()
-    sys.argv[1:] = rest
-    shutil.rmtree(options.work_dir, ignore_errors=True)
-    options.work_dir.mkdir(parents=True)
+
+    def package_options(parser):
+        parser.add_argument("--source-dir", type=Path, required=True)
+        parser.add_argument("--build-dir", type=Path, required=True)
+        parser.add_argument("--work-dir", type=Path, required=True)
+        parser.add_argument("--cmake", default="cmake")
+        parser.add_argument("--generator", default="Unix Makefiles")
+        parser.add_argument("--config", default="", help="the usdt build's configuration, empty when none")
+        add_options(parser)
+    options, _ = usdt_testing.parse_options(package_options)
+    usdt_testing.fresh_directory(options.work_dir)
     SETUP = Setup(options.source_dir.resolve(), options.build_dir.resolve(),
                   options.work_dir.resolve(), options.cmake, options.generator, options)
     return SETUP

@@ -25,7 +25,7 @@ import usdt_testing
 
 PROJECT = Path(__file__).resolve().parent / "cmake_error"
 
-# From the command line (_parse_options), then usdt_dir from setUpModule.
+# From the command line (add_options), then usdt_dir from setUpModule.
 OPTIONS = argparse.Namespace()
 
 GOOD = """\
@@ -397,17 +397,13 @@ class AssemblerFloorTest(CMakeProjectTestCase):
             self.assertIn(directive, check)
 
 
-def _parse_options():
-    """Takes this script's options off sys.argv; the rest goes to unittest."""
-    parser = argparse.ArgumentParser()
+def add_options(parser):
     parser.add_argument("--source-dir", required=True, help="the usdt repository")
     parser.add_argument("--cmake", default="cmake")
     parser.add_argument("--generator", default="")
     parser.add_argument("--c-compiler", default="")
-    options, sys.argv[1:] = parser.parse_known_args(sys.argv[1:])
-    vars(OPTIONS).update(vars(options))
 
 
 if __name__ == "__main__":
-    _parse_options()
+    OPTIONS, _ = usdt_testing.parse_options(add_options)
     usdt_testing.main()

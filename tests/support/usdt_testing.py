@@ -1,4 +1,8 @@
-"""Shared test support: tracer availability and a unittest runner that reports skips to CTest.
+"""Shared test support: the command line of a test module, tracer availability and a unittest
+runner that reports skips to CTest.
+
+Every test module reads its options, and the paths of the programs CTest passes as NAME=PATH,
+with `parse_options()`; unittest gets the rest of the command line.
 
 Tests that need root or a tracer call `require_tracer(test, "bpftrace")`. It skips with the
 reason, or fails when USDT_REQUIRE_TRACERS=1 (set by .ci/run), where a skip would hide a
@@ -12,7 +16,8 @@ import os
 import shutil
 import sys
 import unittest
-from typing import Dict, Sequence, Tuple
+from pathlib import Path
+from typing import Callable, Dict, Sequence, Tuple
 
 SKIP_RETURN_CODE = 77
 
@@ -40,11 +45,16 @@ def require_tracer(test: unittest.TestCase, tool: str, needs_root: bool = True, 
     test.skipTest(reason)
 
 
-def parse_options(parser: argparse.ArgumentParser,
+def parse_options(add_options: Callable[[argparse.ArgumentParser], object] = lambda parser: None,
                   program_names: Sequence[str] = ()) -> Tuple[argparse.Namespace, Dict[str, str]]:
-    """The options `parser` declares, and the NAME=PATH arguments by which CTest passes the
-    programs CMake built (NAME in `program_names`), taken from sys.argv; unittest gets the rest
-    (test names, -v)."""
+    """The command line of every test module, taken off sys.argv: the options `add_options`
+    declares on the parser, and the NAME=PATH arguments by which CTest passes the programs
+    CMake built, one for each NAME of `program_names` (a missing one is a usage error).
+    unittest gets the rest (test names, -v, -k)."""
+    programs_usage = f"Programs, as NAME=PATH: {', '.join(program_names)}. " if program_names else ""
+    parser = argparse.ArgumentParser(allow_abbrev=False,  # no option swallows one of unittest's
+                                     epilog=f"{programs_usage}Other arguments (test names, -v, -k) go to unittest.")
+    add_options(parser)
     options, rest = parser.parse_known_args()
     programs: Dict[str, str] = {}
     remaining = [sys.argv[0]]
@@ -54,8 +64,18 @@ def parse_options(parser: argparse.ArgumentParser,
             programs[name] = path
         else:
             remaining.append(argument)
+    missing = [name for name in program_names if name not in programs]
+    if missing:
+        parser.error(f"missing program paths (NAME=PATH) for: {', '.join(missing)}")
     sys.argv[:] = remaining
     return options, programs
+
+
+def fresh_directory(path: Path) -> Path:
+    """`path`, emptied or created: a run starts from nothing and leaves its files to look at."""
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
 
 
 def main() -> None:
