@@ -6,9 +6,11 @@ with `parse_options()`; unittest gets the rest of the command line.
 
 Tests that need root or a tracer call `require_tracer(test, "bpftrace")`. It skips with the
 reason, or fails when USDT_REQUIRE_TRACERS=1 (set by .ci/run), where a skip would hide a
-test that never ran. `main()` exits 1 on failure; 77, which CTest shows as "Skipped"
-(SKIP_RETURN_CODE 77), when every test was skipped; 0 when some passed, the skips' reasons
-in the log. With USDT_REQUIRE_TRACERS=1 any skip, for whatever reason, is a failure.
+test that never ran. `main()` exits 1 on failure, and when no test ran at all; 77, which
+CTest shows as "Skipped" (SKIP_RETURN_CODE 77), when nothing passed and something skipped (a
+test, a subtest, a class in its setUpClass, the module in setUpModule); 0 when anything passed,
+however much else skipped, the skips' reasons in the log. With USDT_REQUIRE_TRACERS=1 any
+skip, of any kind and for whatever reason, is a failure.
 """
 
 import argparse
@@ -78,19 +80,49 @@ def fresh_directory(path: Path) -> Path:
     return path
 
 
+class CountingResult(unittest.TextTestResult):
+    """A TextTestResult that counts what passed: tests, passing subtests and expected failures.
+    testsRun cannot tell: it counts skipped tests, and not the tests of a class whose
+    setUpClass skipped."""
+
+    def __init__(self, *arguments, **keywords):
+        super().__init__(*arguments, **keywords)
+        self.passed = 0
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.passed += 1
+
+    def addSubTest(self, test, subtest, outcome):
+        super().addSubTest(test, subtest, outcome)
+        if outcome is None:
+            self.passed += 1
+
+    def addExpectedFailure(self, test, error):
+        super().addExpectedFailure(test, error)
+        self.passed += 1
+
+
+class _Runner(unittest.TextTestRunner):
+    resultclass = CountingResult
+
+
 def main() -> None:
     """Runs the calling module's tests; exits as the module docstring says."""
-    program = unittest.main(module="__main__", exit=False, verbosity=2)
+    program = unittest.main(module="__main__", exit=False, verbosity=2, testRunner=_Runner)
     sys.exit(exit_status(program.result))
 
 
-def exit_status(result: unittest.TestResult) -> int:
+def exit_status(result: CountingResult) -> int:
     if not result.wasSuccessful():
         return 1
     if result.skipped and tracers_required():
         reasons = "; ".join(sorted({reason for _, reason in result.skipped}))
         print(f"USDT_REQUIRE_TRACERS=1 but {len(result.skipped)} skipped: {reasons}", file=sys.stderr)
         return 1
-    if result.skipped and len(result.skipped) == result.testsRun:
-        return SKIP_RETURN_CODE
+    if result.passed == 0:
+        if result.skipped:
+            return SKIP_RETURN_CODE
+        print("no test ran", file=sys.stderr)
+        return 1
     return 0
