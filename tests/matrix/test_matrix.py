@@ -2,6 +2,12 @@
 (cells.py) is built (build.py), its notes read back by readelf and every argument of every
 hit by gdb (checks.py). One test per cell and view: test_<cell>_notes, test_<cell>_gdb.
 
+--cells default: the compiler's cells of a covering array (cells.pairwise_cells): every pair
+of values of two parameters is in some cell, and the builds tests/integration makes of
+types.c and types.cpp are cells. --cells full: every combination, which CMake adds as
+matrix.full.gcc and matrix.full.clang (label `matrix-full`) when configured with
+-DUSDT_TEST_MATRIX_FULL=ON.
+
 usage: test_matrix.py --compiler gcc|clang --cells default|full <build.py's path options>
 """
 
