@@ -28,7 +28,7 @@ CONFIG = REPOSITORY / ".clang-tidy"
 # Provider files with every argument kind and keyword names, and whether probes that no
 # pragma names get a semaphore (flavours.d's pragmas mix both flavours).
 PROVIDER_FILES = (("tests/runtime/runtime_probes.d", True), ("tests/runtime/flavours.d", True),
-                  ("tests/runtime/unguarded.d", False), ("tests/package/compiler_matrix/all_types.d", True))
+                  ("tests/runtime/unguarded.d", False), ("tests/embedding/strict_warnings/all_types.d", True))
 
 
 def generate(provider_file: Path, directory: Path, semaphores: bool) -> Path:
