@@ -34,9 +34,9 @@ from pathlib import Path
 
 import recipes
 from systemtap_stub import stub_kernel_tree
-from usdt_testing import main, require_tracer, tracers_required
+from usdt_testing import main, parse_options, require_tracer, tracers_required
 
-OPTIONS = argparse.Namespace()   # from the command line (_parse_options)
+OPTIONS = argparse.Namespace()   # from the command line (add_options)
 RECIPES = {}                     # name -> recipes.Recipe, read from --document
 
 
@@ -612,23 +612,19 @@ TOOL_TESTS = {
 }
 
 
-def _parse_options():
-    """Takes this script's options off sys.argv; the rest goes to unittest."""
-    parser = argparse.ArgumentParser()
+def add_options(parser):
     parser.add_argument("--document", required=True)
     parser.add_argument("--program", required=True)
     parser.add_argument("--library", required=True)
     parser.add_argument("--tool", choices=sorted(TOOL_TESTS), required=True)
     parser.add_argument("--usdt", help="the build tree's bin/usdt (--tool usdt)")
-    options, rest = parser.parse_known_args(sys.argv[1:])
-    vars(OPTIONS).update(vars(options))
-    try:
-        RECIPES.update(recipes.read(Path(options.document)))
-    except recipes.RecipeError as error:
-        sys.exit(str(error))
-    sys.argv[1:] = rest or TOOL_TESTS[options.tool]
 
 
 if __name__ == "__main__":
-    _parse_options()
+    OPTIONS, _ = parse_options(add_options)
+    try:
+        RECIPES.update(recipes.read(Path(OPTIONS.document)))
+    except recipes.RecipeError as error:
+        sys.exit(str(error))
+    sys.argv[1:] = sys.argv[1:] or TOOL_TESTS[OPTIONS.tool]
     main()

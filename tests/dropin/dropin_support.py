@@ -1,4 +1,4 @@
-"""What the drop-in tests share: usdt installed into a scratch prefix, an environment in
+"""What the drop-in tests share: the installed usdt (CTest installs it once), an environment in
 which a build sees nothing of usdt but the dtrace command it was given, the projects under
 this directory copied out to build, and what their programs must do, plainly and traced.
 
@@ -72,10 +72,8 @@ def check_out(project: str, *tools: str) -> Checkout:
 
 
 def install() -> Path:
-    """usdt installed into a prefix of its own, outside every default include path."""
-    prefix = package.SETUP.work_dir / "prefix"
-    package.install_usdt(prefix)
-    return prefix
+    """The installed usdt (package.installed_usdt()), outside every default include path."""
+    return package.installed_usdt()
 
 
 def path_directory(prefix: Path) -> Path:

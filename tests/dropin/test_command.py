@@ -3,8 +3,8 @@ project tests show: under the name `dtrace` from <prefix>/libexec/usdt/bin, the
 configure-time feature probe on a D program without a provider, and $CC and $CFLAGS of
 several words (a launcher, a cross compiler with --sysroot, gcc -m32).
 
-Installs the usdt build under test into a scratch prefix; every command runs from that
-install, in dropin_support.build_environment(), from a directory of its own.
+Every command runs from the usdt CTest installed once (package_support.installed_usdt()),
+in dropin_support.build_environment(), from a directory of its own.
 """
 
 import re

@@ -1,42 +1,37 @@
 """What the usdt-dtrace tests share: the paths CTest passes in and running the command.
 
 Each test module calls `parse_arguments()` before `usdt_testing.main()`: it takes the
-options below off sys.argv (unittest gets the rest) and empties the work directory, so
+options below off sys.argv (usdt_testing.parse_options) and empties the work directory, so
 every run starts from nothing and leaves its files to look at.
 """
 
 import argparse
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Dict, Optional, Sequence
+
+import usdt_testing
 
 OPTIONS: Optional[argparse.Namespace] = None  # set by parse_arguments()
 
 
 def parse_arguments(add_options=lambda parser: None) -> argparse.Namespace:
     global OPTIONS
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--command", type=Path, required=True, help="the build tree's usdt-dtrace")
-    parser.add_argument("--source-dir", type=Path, required=True)
-    parser.add_argument("--work-dir", type=Path, required=True)
-    add_options(parser)
-    options, rest = parser.parse_known_args()
-    sys.argv[1:] = rest
-    shutil.rmtree(options.work_dir, ignore_errors=True)
-    options.work_dir.mkdir(parents=True)
-    OPTIONS = options
-    return options
+
+    def dtrace_options(parser):
+        parser.add_argument("--command", type=Path, required=True, help="the build tree's usdt-dtrace")
+        parser.add_argument("--source-dir", type=Path, required=True)
+        parser.add_argument("--work-dir", type=Path, required=True)
+        add_options(parser)
+    OPTIONS, _ = usdt_testing.parse_options(dtrace_options)
+    usdt_testing.fresh_directory(OPTIONS.work_dir)
+    return OPTIONS
 
 
 def work_directory(name: str) -> Path:
     """A fresh directory for one test under the work directory."""
-    directory = OPTIONS.work_dir / name
-    shutil.rmtree(directory, ignore_errors=True)
-    directory.mkdir(parents=True)
-    return directory
+    return usdt_testing.fresh_directory(OPTIONS.work_dir / name)
 
 
 def usdt_dtrace(arguments: Sequence, cwd: Path, command: Optional[Path] = None,

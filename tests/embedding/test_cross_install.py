@@ -1,6 +1,6 @@
 """One install of usdt, made on this x86-64 machine, serves aarch64 builds.
 
-usdt's build under test is installed once into a scratch prefix, which must hold no machine
+usdt's build under test, installed once by CTest (the fixture usdt_installed), must hold no machine
 code at all (no prebuilt runtime to link). cross_consumer/ is configured against it
 (-Dusdt_DIR, a host package) twice, each with the stand-in sysroot aarch64_sysroot/
 (CMAKE_SYSROOT) whose target_word.h the .d file #includes, and built once each:

@@ -19,9 +19,7 @@ documented in docs/migration.md. x86-64 only: there `char` is signed for both (o
 sys/sdt.h records `char` as unsigned, usdt as signed).
 """
 
-import argparse
 import os
-import shutil
 import subprocess
 import sys
 import unittest
@@ -120,15 +118,15 @@ SETUP: Optional[Setup] = None  # set by parse_arguments()
 
 def parse_arguments() -> None:
     global SETUP
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--work-dir", type=Path, required=True)
-    parser.add_argument("--usdt-dtrace", type=Path, required=True, help="the build tree's usdt-dtrace")
-    parser.add_argument("--cc", default="cc")
-    parser.add_argument("--cxx", default="c++")
-    options, rest = parser.parse_known_args()
-    sys.argv[1:] = rest
-    shutil.rmtree(options.work_dir, ignore_errors=True)
-    SETUP = Setup(options.work_dir.resolve(), options.usdt_dtrace, options.cc, options.cxx)
+
+    def add_options(parser):
+        parser.add_argument("--work-dir", type=Path, required=True)
+        parser.add_argument("--usdt-dtrace", type=Path, required=True, help="the build tree's usdt-dtrace")
+        parser.add_argument("--cc", default="cc")
+        parser.add_argument("--cxx", default="c++")
+    options, _ = usdt_testing.parse_options(add_options)
+    SETUP = Setup(usdt_testing.fresh_directory(options.work_dir).resolve(), options.usdt_dtrace,
+                  options.cc, options.cxx)
 
 
 def run(command: Sequence, cwd: Path, environment: Dict[str, str] = None) -> None:

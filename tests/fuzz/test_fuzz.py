@@ -139,11 +139,13 @@ class FuzzTest(unittest.TestCase):
         self.assertIn("probe site string", harness.problem(outcome))
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
+def add_options(parser):
     parser.add_argument("--cc", default="gcc")
     parser.add_argument("--cxx", default="g++")
     parser.add_argument("--failures", type=Path)
-    options, sys.argv[1:] = parser.parse_known_args(sys.argv[1:])
+
+
+if __name__ == "__main__":
+    options, _ = usdt_testing.parse_options(add_options)
     vars(OPTIONS).update(vars(options))
     usdt_testing.main()

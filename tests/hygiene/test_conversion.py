@@ -17,7 +17,7 @@ import usdt_testing
 from usdtgen import cli
 
 HERE = Path(__file__).resolve().parent
-PROVIDER = HERE.parent / "package" / "compiler_matrix" / "all_types.d"
+PROVIDER = HERE.parent / "embedding" / "strict_warnings" / "all_types.d"
 FLAGS = ["-Wall", "-Wextra", "-Wpedantic", "-Wconversion", "-Wsign-conversion", "-Werror"]
 # (compiler, source, standards)
 BUILDS = [

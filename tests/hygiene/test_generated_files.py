@@ -27,7 +27,7 @@ from pathlib import Path
 import usdt_testing
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-ALL_TYPES = REPOSITORY / "tests" / "package" / "compiler_matrix" / "all_types.d"
+ALL_TYPES = REPOSITORY / "tests" / "embedding" / "strict_warnings" / "all_types.d"
 
 INCLUDED = "#define LOAD_TYPE uint32_t\n"
 PREPROCESSED = """\

@@ -1,10 +1,10 @@
-"""Many providers in several targets, built with `cmake --build -j8`, with each CMake generator.
+"""Providers in several targets, built with `cmake --build -j8`, with each CMake generator.
 
 The project (written by the test) has PROVIDERS .d files that each #include headers through
-a relative PREPROCESSOR_OPTIONS -I, in TARGETS targets (executables and a shared library)
-that all use every file. Built twice from scratch, the second time with the providers listed
-in the opposite order: both builds succeed and generate the same bytes (race-free, order-
-independent). On the second build: nothing regenerates when nothing changed or an unrelated file
+a relative PREPROCESSOR_OPTIONS -I, in an executable and a shared library that both use every
+file, the executable listing the providers in one order and the library in the opposite one.
+Built from scratch, the build succeeds and both targets get the same bytes (race-free,
+order-independent). Then: nothing regenerates when nothing changed or an unrelated file
 changed; touching or editing a header one .d file includes regenerates exactly that file's
 outputs, with the edit visible in them (the DEPFILE); touching that .d file does the same.
 
@@ -24,8 +24,14 @@ from pathlib import Path
 
 import usdt_testing
 
-PROVIDERS = 12
-TARGETS = ("app_one", "app_two", "shared_lib")
+# A race needs two generator runs that may overlap and share something. Two .d files of one
+# target share its output directory; one .d file in two targets shares its input, and the
+# generator's working directory. Two providers in two targets have both kinds, and a
+# provider whose edit must regenerate nothing of the other; more would only repeat them.
+PROVIDERS = 2
+# target -> the order in which it lists the providers: one forward, one backward.
+TARGETS = {"app": list(range(PROVIDERS)), "shared_lib": list(reversed(range(PROVIDERS)))}
+EDITED = PROVIDERS - 1      # the provider whose inputs the regeneration checks change
 JOBS = "8"
 GENERATING = re.compile(r"Generating USDT probes (\S+)")
 
@@ -35,14 +41,13 @@ CMAKELISTS = """\
 cmake_minimum_required(VERSION 3.16)
 project(usdt_parallel LANGUAGES C)
 set(USDT_SOURCE_DIR "" CACHE PATH "usdt's source tree")
-set(PROVIDER_FILES "" CACHE STRING "the .d files, in the order given to usdt_add_provider")
+set(FORWARD "" CACHE STRING "the .d files, in the order app gives them to usdt_add_provider")
+set(BACKWARD "" CACHE STRING "the same, in the order shared_lib gives them")
 add_subdirectory("${USDT_SOURCE_DIR}" usdt)
-add_executable(app_one main.c)
-add_executable(app_two main.c)
+add_executable(app main.c)
 add_library(shared_lib SHARED library.c)
-foreach(target IN ITEMS app_one app_two shared_lib)
-  usdt_add_provider(${target} ${PROVIDER_FILES} PREPROCESSOR_OPTIONS -Iinclude)
-endforeach()
+usdt_add_provider(app ${FORWARD} PREPROCESSOR_OPTIONS -Iinclude)
+usdt_add_provider(shared_lib ${BACKWARD} PREPROCESSOR_OPTIONS -Iinclude)
 """
 
 
@@ -67,14 +72,12 @@ def write_project(source):
     (source / "README.txt").write_text("not an input of any rule\n")
 
 
-def generated_files(build):
-    """Every generated file's bytes, by path relative to the build directory; the build
-    directory's own path, which depfiles name, replaced by a placeholder."""
-    files = {}
-    for target in TARGETS:
-        for path in sorted((build / f"{target}.usdt").iterdir()):
-            files[str(path.relative_to(build))] = path.read_bytes().replace(str(build).encode(), b"<build>")
-    return files
+def generated_files(build, target):
+    """Every file generated for `target`, its bytes by name; the target's output directory,
+    which depfiles name, replaced by a placeholder."""
+    directory = build / f"{target}.usdt"
+    return {path.name: path.read_bytes().replace(str(directory).encode(), b"<output>")
+            for path in sorted(directory.iterdir())}
 
 
 class ParallelBuildTest(unittest.TestCase):
@@ -92,9 +95,10 @@ class ParallelBuildTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, f"cmake {arguments}\n{result.stdout}{result.stderr}")
         return result.stdout + result.stderr
 
-    def configure_and_build(self, build, provider_order):
+    def configure_and_build(self, build):
         options = [f"-DUSDT_SOURCE_DIR={OPTIONS.source_dir}", f"-DUSDT_PYTHON_EXECUTABLE={sys.executable}",
-                   "-DPROVIDER_FILES=" + ";".join(f"p{index}.d" for index in provider_order), "-G", self.generator]
+                   "-DFORWARD=" + ";".join(f"p{index}.d" for index in TARGETS["app"]),
+                   "-DBACKWARD=" + ";".join(f"p{index}.d" for index in TARGETS["shared_lib"]), "-G", self.generator]
         if OPTIONS.c_compiler:
             options.append(f"-DCMAKE_C_COMPILER={OPTIONS.c_compiler}")
         self.cmake("-S", self.source, "-B", build, *options)
@@ -104,21 +108,20 @@ class ParallelBuildTest(unittest.TestCase):
         """The headers the build regenerated, sorted."""
         return sorted(GENERATING.findall(self.cmake("--build", build, "-j", JOBS)))
 
-    def test_parallel_builds_and_regeneration(self):
-        forward, backward = self.directory / "forward", self.directory / "backward"
-        self.assertEqual(len(self.configure_and_build(forward, range(PROVIDERS))), PROVIDERS * len(TARGETS))
-        self.assertEqual(len(self.configure_and_build(backward, reversed(range(PROVIDERS)))),
-                         PROVIDERS * len(TARGETS))
-        forward_files, backward_files = generated_files(forward), generated_files(backward)
+    def test_parallel_build_and_regeneration(self):
+        build = self.directory / "build"
+        self.assertEqual(len(self.configure_and_build(build)), PROVIDERS * len(TARGETS))
+        forward_files, backward_files = (generated_files(build, target) for target in TARGETS)
         # A header per provider and target (next to files of the build's own: depfiles...).
-        self.assertEqual(len([name for name in forward_files if name.endswith(".h")]), PROVIDERS * len(TARGETS))
+        self.assertEqual(len([name for name in forward_files if name.endswith(".h")]), PROVIDERS)
         self.assertEqual(forward_files.keys(), backward_files.keys())
         for name, text in forward_files.items():
             self.assertEqual(text, backward_files[name], name)
-        self.check_regeneration(backward)
+        self.check_regeneration(build)
 
     def check_regeneration(self, build):
-        p3_headers = sorted(f"{target}.usdt/p3.h" for target in TARGETS)
+        edited = f"p{EDITED}"
+        edited_headers = sorted(f"{target}.usdt/{edited}.h" for target in TARGETS)
         with self.subTest("nothing changed"):
             self.assertEqual(self.build(build), [])
         with self.subTest("unrelated files touched"):
@@ -126,17 +129,17 @@ class ParallelBuildTest(unittest.TestCase):
                 os.utime(self.source / name)
             self.assertEqual(self.build(build), [])
         with self.subTest("an included header touched"):
-            os.utime(self.source / "include" / "p3_types.h")
-            self.assertEqual(self.build(build), p3_headers)
+            os.utime(self.source / "include" / f"{edited}_types.h")
+            self.assertEqual(self.build(build), edited_headers)
         with self.subTest("an included header edited"):
-            (self.source / "include" / "p3_types.h").write_text("#define P3_COUNT uint64_t\n")
-            self.assertEqual(self.build(build), p3_headers)
+            (self.source / "include" / f"{edited}_types.h").write_text(f"#define P{EDITED}_COUNT uint64_t\n")
+            self.assertEqual(self.build(build), edited_headers)
             for target in TARGETS:
-                header = (build / f"{target}.usdt" / "p3.h").read_text()
-                self.assertIn("p3:fire(uint64_t count", header)
+                header = (build / f"{target}.usdt" / f"{edited}.h").read_text()
+                self.assertIn(f"{edited}:fire(uint64_t count", header)
         with self.subTest("the .d file touched"):
-            os.utime(self.source / "p3.d")
-            self.assertEqual(self.build(build), p3_headers)
+            os.utime(self.source / f"{edited}.d")
+            self.assertEqual(self.build(build), edited_headers)
         with self.subTest("nothing changed since"):
             self.assertEqual(self.build(build), [])
 
@@ -153,16 +156,12 @@ class NinjaTest(ParallelBuildTest):
 del ParallelBuildTest   # only its subclasses, which name a generator, run
 
 
-def _parse_options():
-    command_line = argparse.ArgumentParser(add_help=False)
-    command_line.add_argument("--source-dir", required=True)
-    command_line.add_argument("--cmake", default="cmake")
-    command_line.add_argument("--c-compiler", default="")
-    known, remaining = command_line.parse_known_args()
-    vars(OPTIONS).update(vars(known))
-    sys.argv[1:] = remaining
+def add_options(parser):
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--cmake", default="cmake")
+    parser.add_argument("--c-compiler", default="")
 
 
 if __name__ == "__main__":
-    _parse_options()
+    OPTIONS, _ = usdt_testing.parse_options(add_options)
     usdt_testing.main()

@@ -11,7 +11,7 @@ import bpftrace_attach
 import bpftrace_lines
 import built_programs
 import expected
-from usdt_testing import main, require_tracer
+from usdt_testing import main, parse_options, require_tracer
 
 PROGRAMS = {}
 
@@ -91,5 +91,6 @@ class FlavoursUnderBpftrace(BpftraceTestCase):
 
 
 if __name__ == "__main__":
-    PROGRAMS.update(built_programs.take_from_argv())
+    _, programs = parse_options(program_names=built_programs.NAMES)
+    PROGRAMS.update(programs)
     main()

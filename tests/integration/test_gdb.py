@@ -1,7 +1,10 @@
 """gdb reads the probes back, without root: `info probes` lists every probe, and at each
-hit `$_probe_argc` and `$_probe_arg0..11` equal the values written in expected.py. Covers
-the types programs and a shared library's probes (listed once the program has started).
-The guarded probe under gdb: test_guarded.py.
+hit `$_probe_argc` and `$_probe_arg0..11` equal the values written in expected.py. Covers a
+shared library's probes (listed once the program has started), strings written only for a
+probe, and the lazy probe and the probe without a semaphore. The types programs under gdb:
+the matrix (matrix.gcc, matrix.clang) reads types.c and types.cpp in every cell, the builds
+made here among them (tests/matrix/cells.py, INTEGRATION_BUILDS). The guarded probe under
+gdb: test_guarded.py.
 """
 
 import unittest
@@ -9,7 +12,7 @@ import unittest
 import built_programs
 import expected
 import gdb_probes
-from usdt_testing import main, require_tracer
+from usdt_testing import main, parse_options, require_tracer
 
 PROGRAMS = {}
 
@@ -23,44 +26,6 @@ class GdbTestCase(unittest.TestCase):
         actual = [(hit.probe, hit.values) for hit in run.hits if only_probe in (None, hit.probe)]
         wanted = [(hit.probe, expected.resolve(hit.values, run.output)) for hit in hits if only_probe in (None, hit.probe)]
         self.assertEqual(actual, wanted, run.output if not actual else None)
-
-
-class TypesUnderGdb(GdbTestCase):
-    """Each types program runs once under gdb; _add_types_value_tests adds one value test
-    per program and probe."""
-    runs = {}
-
-    def run_of(self, program):
-        if program not in self.runs:
-            self.runs[program] = gdb_probes.run(PROGRAMS[program], expected.TYPES_ARGUMENTS,
-                                                expected.string_indices(expected.TYPES_HITS))
-        return self.runs[program]
-
-    def test_info_probes_lists_every_probe(self):
-        wanted = sorted(expected.MODULES["types_c"].expected_specs())
-        for program in built_programs.TYPES_PROGRAMS:
-            with self.subTest(program=program):
-                run = self.run_of(program)
-                self.assertEqual(sorted({probe for probe, _ in run.listed}), wanted, run.output)
-
-    def test_every_probe_hits_in_order_and_program_exits_normally(self):
-        wanted = [hit.probe for hit in expected.TYPES_HITS]
-        for program in built_programs.TYPES_PROGRAMS:
-            with self.subTest(program=program):
-                run = self.run_of(program)
-                self.assertEqual([hit.probe for hit in run.hits], wanted, run.output)
-                self.assertTrue(run.exited_normally, run.output)
-
-    def check_values(self, program, probe):
-        self.assertHits(self.run_of(program), expected.TYPES_HITS, only_probe=probe)
-
-
-def _add_types_value_tests():
-    for program in built_programs.TYPES_PROGRAMS:
-        for probe in expected.string_indices(expected.TYPES_HITS):
-            def test(self, program=program, probe=probe):
-                self.check_values(program, probe)
-            setattr(TypesUnderGdb, f"test_values_{program}_{probe.replace(':', '_')}", test)
 
 
 class LibrariesUnderGdb(GdbTestCase):
@@ -96,6 +61,6 @@ class FlavoursUnderGdb(GdbTestCase):
 
 
 if __name__ == "__main__":
-    PROGRAMS.update(built_programs.take_from_argv())
-    _add_types_value_tests()
+    _, programs = parse_options(program_names=built_programs.NAMES)
+    PROGRAMS.update(programs)
     main()

@@ -12,7 +12,7 @@ import unittest
 import built_programs
 import expected
 import gdb_probes
-from usdt_testing import main, require_tracer
+from usdt_testing import main, parse_options, require_tracer
 
 PROGRAMS = {}
 VALUE = str(expected.GUARDED_VALUE)
@@ -70,5 +70,6 @@ class GuardedProbe(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    PROGRAMS.update(built_programs.take_from_argv())
+    _, programs = parse_options(program_names=built_programs.NAMES)
+    PROGRAMS.update(programs)
     main()

@@ -11,7 +11,7 @@ import built_programs
 import elf_notes
 import expected
 import module_checks
-from usdt_testing import main
+from usdt_testing import main, parse_options
 
 PROGRAMS = {}
 
@@ -102,5 +102,6 @@ class NotesTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    PROGRAMS.update(built_programs.take_from_argv())
+    _, programs = parse_options(program_names=built_programs.NAMES)
+    PROGRAMS.update(programs)
     main()

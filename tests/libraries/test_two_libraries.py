@@ -7,7 +7,6 @@ semaphores only; the program's output and exit status are those of an untraced r
 CTest passes the programs CMake built (two_libraries/) as `program=`, `liba=`, `libb=`.
 """
 
-import argparse
 import re
 import subprocess
 import threading
@@ -117,6 +116,6 @@ class TwoLibrariesTest(unittest.TestCase):
         self.assertRegex(lines[-1], r"^round \d+: a enabled=0 b enabled=0$", lines)
 
 if __name__ == "__main__":
-    _, programs = usdt_testing.parse_options(argparse.ArgumentParser(), ("program", "liba", "libb"))
+    _, programs = usdt_testing.parse_options(program_names=("program", "liba", "libb"))
     PROGRAMS.update(programs)
     usdt_testing.main()

@@ -28,7 +28,7 @@ CONFIG = REPOSITORY / ".clang-tidy"
 # Provider files with every argument kind and keyword names, and whether probes that no
 # pragma names get a semaphore (flavours.d's pragmas mix both flavours).
 PROVIDER_FILES = (("tests/runtime/runtime_probes.d", True), ("tests/runtime/flavours.d", True),
-                  ("tests/runtime/unguarded.d", False), ("tests/package/compiler_matrix/all_types.d", True))
+                  ("tests/runtime/unguarded.d", False), ("tests/embedding/strict_warnings/all_types.d", True))
 
 
 def generate(provider_file: Path, directory: Path, semaphores: bool) -> Path:
@@ -95,8 +95,6 @@ class ClangTidyTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    parser_ = argparse.ArgumentParser()
-    parser_.add_argument("--clang-tidy", default="clang-tidy")
-    options, sys.argv[1:] = parser_.parse_known_args(sys.argv[1:])
-    vars(OPTIONS).update(vars(options))
+    OPTIONS, _ = usdt_testing.parse_options(
+        lambda parser: parser.add_argument("--clang-tidy", default="clang-tidy"))
     usdt_testing.main()

@@ -26,7 +26,6 @@ import argparse
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import unittest
 from dataclasses import dataclass
@@ -436,14 +435,11 @@ class CMakeFloorTest(unittest.TestCase):
                                                                 ("x.py", 1, '[cmake, "-E", "rm", path]')])), 2)
 
 
-def _parse_options():
-    parser = argparse.ArgumentParser()
+def add_options(parser):
     parser.add_argument("--source-dir", required=True, help="the usdt repository")
     parser.add_argument("--cmake", default="cmake")
-    options, sys.argv[1:] = parser.parse_known_args(sys.argv[1:])
-    vars(OPTIONS).update(vars(options))
 
 
 if __name__ == "__main__":
-    _parse_options()
+    OPTIONS, _ = usdt_testing.parse_options(add_options)
     usdt_testing.main()

@@ -9,6 +9,8 @@ checked by readelf and gdb (test_matrix.py, test_linkers.py) or bpftrace (test_b
 from dataclasses import dataclass
 from typing import Dict, Tuple
 
+import pairwise
+
 COMPILERS = ("gcc", "clang")
 STANDARDS = ("c99", "c11", "c++11", "c++17", "c++20")
 # lto is -O2 -flto, at compile and at link time.
@@ -55,26 +57,32 @@ class Cell:
         return "_".join(parts)
 
 
-def _standards_by_optimizations(compiler: str) -> Tuple[Cell, ...]:
-    """Every standard at every optimisation, in a PIE (the default link on Debian)."""
-    return tuple(Cell(compiler, standard, optimization, "pie")
-                 for standard in STANDARDS for optimization in OPTIMIZATIONS)
+# The builds tests/integration makes of types.c and types.cpp (CMake's default compiler, a
+# PIE): the matrix is where gdb reads them (integration.gdb reads the other programs), so the
+# default cells start with these.
+INTEGRATION_BUILDS = (
+    Cell("gcc", "c99", "O0", "pie"),
+    Cell("gcc", "c99", "O2", "pie"),
+    Cell("gcc", "c++11", "O0", "pie"),
+    Cell("gcc", "c++11", "O2", "pie"),
+)
+
+# The parameters of the default cells, in Cell's field order.
+PARAMETERS = (COMPILERS, STANDARDS, OPTIMIZATIONS, tuple(LINK_MODES))
 
 
-# Pairs each standard with one optimisation, each exactly once. Every other link mode is
-# built with these five, so each mode meets every standard and every optimisation.
-DIAGONAL = (("c99", "O0"), ("c11", "lto"), ("c++11", "Os"), ("c++17", "O3"), ("c++20", "O2"))
-
-
-def _link_modes(compiler: str) -> Tuple[Cell, ...]:
-    return tuple(Cell(compiler, standard, optimization, link)
-                 for link in LINK_MODES if link != "pie"
-                 for standard, optimization in DIAGONAL)
+def pairwise_cells() -> Tuple[Cell, ...]:
+    """A covering array of PARAMETERS (pairwise.py): every compiler, standard, optimisation and
+    link mode meets every value of each other parameter in some cell, INTEGRATION_BUILDS
+    first. A fault that takes two settings together shows there; one that takes three is the
+    full run's to find."""
+    required = [(cell.compiler, cell.standard, cell.optimization, cell.link) for cell in INTEGRATION_BUILDS]
+    return tuple(Cell(*row) for row in pairwise.covering_array(PARAMETERS, required))
 
 
 def default_cells(compiler: str) -> Tuple[Cell, ...]:
-    """The default run: every standard x optimisation, and every link mode on the diagonal."""
-    return _standards_by_optimizations(compiler) + _link_modes(compiler)
+    """The default run: the cells of pairwise_cells() that `compiler` builds."""
+    return tuple(cell for cell in pairwise_cells() if cell.compiler == compiler)
 
 
 def full_cells(compiler: str) -> Tuple[Cell, ...]:

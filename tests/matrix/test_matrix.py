@@ -2,17 +2,21 @@
 (cells.py) is built (build.py), its notes read back by readelf and every argument of every
 hit by gdb (checks.py). One test per cell and view: test_<cell>_notes, test_<cell>_gdb.
 
+--cells default: the compiler's cells of a covering array (cells.pairwise_cells): every pair
+of values of two parameters is in some cell, and the builds tests/integration makes of
+types.c and types.cpp are cells. --cells full: every combination, which CMake adds as
+matrix.full.gcc and matrix.full.clang (label `matrix-full`) when configured with
+-DUSDT_TEST_MATRIX_FULL=ON.
+
 usage: test_matrix.py --compiler gcc|clang --cells default|full <build.py's path options>
 """
 
-import argparse
-import sys
 import unittest
 
 import build
 import cells
 import checks
-from usdt_testing import main, require_tracer
+from usdt_testing import main, parse_options, require_tracer
 
 
 class MatrixTest(unittest.TestCase):
@@ -61,14 +65,12 @@ def add_cell_tests(test_class, cell_list):
             setattr(test_class, f"test_{cell.name}_{view}", test)
 
 
-def parse_arguments(extra=None):
-    """build.py's options (and `extra`'s); the rest of argv goes to unittest."""
-    parser = argparse.ArgumentParser()
-    build.add_arguments(parser)
-    if extra:
+def parse_arguments(extra=lambda parser: None):
+    """build.py's options (and `extra`'s), through usdt_testing.parse_options."""
+    def add_options(parser):
+        build.add_arguments(parser)
         extra(parser)
-    options, remaining = parser.parse_known_args()
-    sys.argv[1:] = remaining
+    options, _ = parse_options(add_options)
     return options
 
 

@@ -8,19 +8,18 @@ wrong results, which proves the leaf really depends on its red zone. Both traced
 when the kernel did not optimize the probe (no trampoline mapped): nothing is tested then.
 Without root: the leaf functions' code, the note's address, and gdb reading the arguments.
 
-usage: test_red_zone.py PATH_TO_red_zone [unittest options]
+usage: test_red_zone.py red_zone=PATH [unittest options]
 """
 
 import os
 import re
 import subprocess
-import sys
 import unittest
 
 import bpftrace_attach
 import elf_notes
 import gdb_probes
-from usdt_testing import main, require_tracer
+from usdt_testing import main, parse_options, require_tracer
 
 PROGRAM = ""
 HITS = 1000      # the first hit traps; every later one goes through the trampoline
@@ -134,7 +133,6 @@ class RedZoneUnderBpftrace(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(f"usage: {sys.argv[0]} PATH_TO_red_zone [unittest options]")
-    PROGRAM = sys.argv.pop(1)
+    _, programs = parse_options(program_names=("red_zone",))
+    PROGRAM = programs["red_zone"]
     main()

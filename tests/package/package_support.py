@@ -3,19 +3,19 @@
 
 Each test module calls `parse_arguments()` before `usdt_testing.main()`. CTest passes
 usdt's source and build trees, the test's own scratch directory (emptied here, so every
-run starts from nothing) and the CMake and generator to use for consumer projects.
+run starts from nothing) and the CMake and generator to use for consumer projects; to a test
+that consumes an installed usdt, the prefix where CTest installed it once (installed_usdt()).
 """
 
 import argparse
 import re
-import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple
 
 import elf_notes
+import usdt_testing
 
 
 @dataclass(frozen=True)
@@ -32,20 +32,22 @@ SETUP: Optional[Setup] = None  # set by parse_arguments()
 
 
 def parse_arguments(add_options=lambda parser: None) -> Setup:
-    """Takes the package options off sys.argv (unittest gets the rest) and empties the work dir."""
+    """Takes the package options, and `add_options`'s, off sys.argv (usdt_testing.parse_options)
+    and empties the work dir."""
     global SETUP
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--source-dir", type=Path, required=True)
-    parser.add_argument("--build-dir", type=Path, required=True)
-    parser.add_argument("--work-dir", type=Path, required=True)
-    parser.add_argument("--cmake", default="cmake")
-    parser.add_argument("--generator", default="Unix Makefiles")
-    parser.add_argument("--config", default="", help="the usdt build's configuration, empty when none")
-    add_options(parser)
-    options, rest = parser.parse_known_args()
-    sys.argv[1:] = rest
-    shutil.rmtree(options.work_dir, ignore_errors=True)
-    options.work_dir.mkdir(parents=True)
+
+    def package_options(parser):
+        parser.add_argument("--source-dir", type=Path, required=True)
+        parser.add_argument("--build-dir", type=Path, required=True)
+        parser.add_argument("--work-dir", type=Path, required=True)
+        parser.add_argument("--cmake", default="cmake")
+        parser.add_argument("--generator", default="Unix Makefiles")
+        parser.add_argument("--config", default="", help="the usdt build's configuration, empty when none")
+        parser.add_argument("--installed-prefix", type=Path,
+                            help="where the fixture usdt_installed has installed usdt (tests/CMakeLists.txt)")
+        add_options(parser)
+    options, _ = usdt_testing.parse_options(package_options)
+    usdt_testing.fresh_directory(options.work_dir)
     SETUP = Setup(options.source_dir.resolve(), options.build_dir.resolve(),
                   options.work_dir.resolve(), options.cmake, options.generator, options)
     return SETUP
@@ -76,23 +78,20 @@ def build(build_dir: Path) -> str:
 
 
 def install_usdt(prefix: Path) -> None:
-    """`cmake --install` of the usdt build under test."""
+    """`cmake --install` of the usdt build under test (for the fixture; tests use installed_usdt())."""
     config = SETUP.options.config
     run([SETUP.cmake, "--install", SETUP.build_dir, "--prefix", prefix,
          *(["--config", config] if config else [])])
 
 
-_installed_prefix: Optional[Path] = None
-
-
 def installed_usdt() -> Path:
-    """The work directory's `prefix`, where install_usdt() has installed usdt: the first call
-    installs, later ones reuse it."""
-    global _installed_prefix
-    if _installed_prefix is None:
-        _installed_prefix = SETUP.work_dir / "prefix"
-        install_usdt(_installed_prefix)
-    return _installed_prefix
+    """The prefix where the CTest fixture usdt_installed has installed usdt, and moved it from
+    (package/install_prefix.py); the test module must be added with INSTALLED."""
+    prefix = SETUP.options.installed_prefix
+    if prefix is None:
+        raise AssertionError("no --installed-prefix: add the test with INSTALLED (tests/CMakeLists.txt), "
+                             "or run it through ctest, which installs usdt first")
+    return prefix
 
 
 def cache_value(build: Path, name: str) -> str:

@@ -32,8 +32,7 @@ class DisabledProbesTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         setup = package.SETUP
-        prefix = setup.work_dir / "prefix"
-        package.install_usdt(prefix)
+        prefix = package.installed_usdt()
         cls.build = setup.work_dir / "build"
         package.configure(PROJECT, cls.build, f"CMAKE_PREFIX_PATH={prefix}",
                           f"CMAKE_C_FLAGS={FLAGS}", f"CMAKE_CXX_FLAGS={FLAGS}")

@@ -93,8 +93,7 @@ class FindPackageConsumerTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         setup = package.SETUP
-        prefix = setup.work_dir / "prefix"
-        package.install_usdt(prefix)
+        prefix = package.installed_usdt()
         build = setup.work_dir / "example"
         package.configure(setup.source_dir / "example-project", build, f"CMAKE_PREFIX_PATH={prefix}")
         cls.usdt_dir = package.cache_value(build, "usdt_DIR")

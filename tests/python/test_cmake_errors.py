@@ -1,14 +1,14 @@
 """CMake-level errors: a real project (cmake_error/) using usdt_add_provider, configured and built.
 
-usdt is first installed into a temporary prefix; the project finds it with find_package. A bad
+The project finds the usdt CTest installed once (the fixture usdt_installed) with find_package. A bad
 .d file must fail the build with the generator's `probes.d:LINE:COL: error:` and leave no
 header; fixing it must build; an up-to-date build must not run the generator again; misuses
 of usdt_add_provider must fail at configure time with a message naming the function, and so
 must a compiler whose assembler is older than the probes need (a fake GNU as 2.34 or 2.35,
 found first through -B), with one error and none of the assembler's.
 
-Usage (CTest passes these): test_cmake_errors.py --source-dir REPO [--cmake CMAKE]
-    [--generator GENERATOR] [--c-compiler CC] [unittest options]
+Usage (CTest passes these): test_cmake_errors.py --source-dir REPO --installed-prefix PREFIX
+    [--cmake CMAKE] [--generator GENERATOR] [--c-compiler CC] [unittest options]
 """
 
 import argparse
@@ -25,7 +25,7 @@ import usdt_testing
 
 PROJECT = Path(__file__).resolve().parent / "cmake_error"
 
-# From the command line (_parse_options), then usdt_dir from setUpModule.
+# From the command line (add_options), then usdt_dir from setUpModule.
 OPTIONS = argparse.Namespace()
 
 GOOD = """\
@@ -89,17 +89,7 @@ def toolchain_options():
 
 
 def setUpModule():
-    install_directory = Path(tempfile.mkdtemp(prefix="usdt-install-"))
-    unittest.addModuleCleanup(shutil.rmtree, install_directory)
-    build, prefix = install_directory / "build", install_directory / "prefix"
-    for arguments in (["-S", OPTIONS.source_dir, "-B", build, "-DUSDT_BUILD_TESTS=OFF",
-                       f"-DCMAKE_INSTALL_PREFIX={prefix}", *toolchain_options()],
-                      ["--build", build, "-j2"],
-                      ["--install", build]):
-        status, output = run_cmake(*arguments)
-        if status != 0:
-            raise RuntimeError(f"installing usdt failed: cmake {arguments}\n{output}")
-    (config,) = prefix.rglob("usdtConfig.cmake")
+    (config,) = OPTIONS.installed_prefix.rglob("usdtConfig.cmake")
     OPTIONS.usdt_dir = config.parent
 
 
@@ -397,17 +387,15 @@ class AssemblerFloorTest(CMakeProjectTestCase):
             self.assertIn(directive, check)
 
 
-def _parse_options():
-    """Takes this script's options off sys.argv; the rest goes to unittest."""
-    parser = argparse.ArgumentParser()
+def add_options(parser):
     parser.add_argument("--source-dir", required=True, help="the usdt repository")
+    parser.add_argument("--installed-prefix", type=Path, required=True,
+                        help="where the fixture usdt_installed has installed usdt")
     parser.add_argument("--cmake", default="cmake")
     parser.add_argument("--generator", default="")
     parser.add_argument("--c-compiler", default="")
-    options, sys.argv[1:] = parser.parse_known_args(sys.argv[1:])
-    vars(OPTIONS).update(vars(options))
 
 
 if __name__ == "__main__":
-    _parse_options()
+    OPTIONS, _ = usdt_testing.parse_options(add_options)
     usdt_testing.main()

@@ -1,7 +1,8 @@
 """usdt_testing.main()'s exit status, as CTest reads it: a module whose tests all pass, or that
-has one optional skip beside its passes, passes; one whose every test skipped is "Skipped"
-(77); one with a failure fails; and with USDT_REQUIRE_TRACERS=1, as CI runs, any skip fails.
-Each case is a small test module run in a child process.
+has optional skips (a test, a subtest, a class in setUpClass) beside its passes, passes; one in
+which nothing passed and something skipped is "Skipped" (77); one with a failure, or with no
+test at all, fails; and with USDT_REQUIRE_TRACERS=1, as CI runs, any skip fails. Each case is
+a small test module run in a child process.
 """
 
 import os
@@ -16,23 +17,74 @@ import usdt_testing
 
 SUPPORT = Path(usdt_testing.__file__).resolve().parent
 
+# case -> the test module's classes.
 MODULES = {
-    "passes": "def test_a(self): pass\n    def test_b(self): pass",
-    "one skip beside passes": "def test_a(self): pass\n    def test_b(self): self.skipTest('optional')",
-    "all skipped": "def test_a(self): self.skipTest('not here')\n    def test_b(self): self.skipTest('nor here')",
-    "a failure": "def test_a(self): pass\n    def test_b(self): self.fail('wrong')",
+    "passes": """
+        class Case(unittest.TestCase):
+            def test_a(self): pass
+            def test_b(self): pass
+        """,
+    "one skip beside passes": """
+        class Case(unittest.TestCase):
+            def test_a(self): pass
+            def test_b(self): self.skipTest('optional')
+        """,
+    "a class skipped in setUpClass beside a pass": """
+        class Skipped(unittest.TestCase):
+            @classmethod
+            def setUpClass(cls): raise unittest.SkipTest('no tool')
+            def test_a(self): pass
+            def test_b(self): pass
+        class Case(unittest.TestCase):
+            def test_c(self): pass
+        """,
+    "a skipped subtest beside passing ones": """
+        class Case(unittest.TestCase):
+            def test_a(self):
+                for n in range(3):
+                    with self.subTest(n=n):
+                        if n == 1:
+                            self.skipTest('optional')
+        """,
+    "an expected failure beside a skip": """
+        class Case(unittest.TestCase):
+            @unittest.expectedFailure
+            def test_a(self): self.fail('known')
+            def test_b(self): self.skipTest('optional')
+        """,
+    "all skipped": """
+        class Case(unittest.TestCase):
+            def test_a(self): self.skipTest('not here')
+            def test_b(self): self.skipTest('nor here')
+        """,
+    "a class skipped in setUpClass beside a skip": """
+        class Skipped(unittest.TestCase):
+            @classmethod
+            def setUpClass(cls): raise unittest.SkipTest('no tool')
+            def test_a(self): pass
+        class Case(unittest.TestCase):
+            def test_b(self): self.skipTest('nor here')
+        """,
+    "the module skipped in setUpModule": """
+        def setUpModule(): raise unittest.SkipTest('not on this machine')
+        class Case(unittest.TestCase):
+            def test_a(self): pass
+        """,
+    "a failure": """
+        class Case(unittest.TestCase):
+            def test_a(self): pass
+            def test_b(self): self.fail('wrong')
+        """,
+    "no test": """
+        class Case(unittest.TestCase):
+            pass
+        """,
 }
 
 
-def status(body: str, require_tracers: bool) -> int:
-    source = textwrap.dedent("""\
-        import unittest
-        import usdt_testing
-        class Case(unittest.TestCase):
-            {body}
-        if __name__ == "__main__":
-            usdt_testing.main()
-        """).format(body=body)
+def status(classes: str, require_tracers: bool) -> int:
+    source = "import unittest\nimport usdt_testing\n" + textwrap.dedent(classes) + \
+        'if __name__ == "__main__":\n    usdt_testing.main()\n'
     with tempfile.TemporaryDirectory(prefix="usdt-skips-") as directory:
         module = Path(directory) / "test_case.py"
         module.write_text(source)
@@ -46,12 +98,20 @@ def status(body: str, require_tracers: bool) -> int:
 
 class ExitStatusTest(unittest.TestCase):
     def test_statuses(self):
+        skipped = usdt_testing.SKIP_RETURN_CODE
         wanted = {  # case -> (status, status with USDT_REQUIRE_TRACERS=1)
             "passes": (0, 0),
             "one skip beside passes": (0, 1),
-            "all skipped": (usdt_testing.SKIP_RETURN_CODE, 1),
+            "a class skipped in setUpClass beside a pass": (0, 1),
+            "a skipped subtest beside passing ones": (0, 1),
+            "an expected failure beside a skip": (0, 1),
+            "all skipped": (skipped, 1),
+            "a class skipped in setUpClass beside a skip": (skipped, 1),
+            "the module skipped in setUpModule": (skipped, 1),
             "a failure": (1, 1),
+            "no test": (1, 1),
         }
+        self.assertEqual(sorted(wanted), sorted(MODULES))
         for case, body in MODULES.items():
             with self.subTest(case):
                 self.assertEqual((status(body, False), status(body, True)), wanted[case])

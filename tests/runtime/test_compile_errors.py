@@ -240,12 +240,14 @@ class CTypeTest(CompilerTestCase):
                     self.assertEqual(result.stderr, "")
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
+def add_options(parser):
     parser.add_argument("--header-dir", required=True)
     parser.add_argument("--include-dir", required=True)
     parser.add_argument("--cxx-compiler", action="append", default=[])
     parser.add_argument("--c-compiler", action="append", default=[])
-    options, _ = usdt_testing.parse_options(parser)
+
+
+if __name__ == "__main__":
+    options, _ = usdt_testing.parse_options(add_options)
     vars(OPTIONS).update(vars(options))
     usdt_testing.main()

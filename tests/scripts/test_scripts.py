@@ -24,9 +24,9 @@ import unittest
 from pathlib import Path
 
 from systemtap_stub import stub_kernel_tree
-from usdt_testing import main, require_tracer
+from usdt_testing import main, parse_options, require_tracer
 
-# From the command line (_parse_options); SCRIPTS maps file names to paths.
+# From the command line (add_options); SCRIPTS maps file names to paths.
 OPTIONS = argparse.Namespace()
 SCRIPTS = {}
 
@@ -243,19 +243,15 @@ TRACER_TESTS = {
 }
 
 
-def _parse_options():
-    """Takes this script's options off sys.argv; the rest goes to unittest."""
-    parser = argparse.ArgumentParser()
+def add_options(parser):
     parser.add_argument("--program", required=True)
     parser.add_argument("--library", required=True)
     parser.add_argument("--scripts", nargs="+", required=True)
     parser.add_argument("--tracer", choices=sorted(TRACER_TESTS), required=True)
-    options, rest = parser.parse_known_args(sys.argv[1:])
-    vars(OPTIONS).update(vars(options))
-    SCRIPTS.update((Path(path).name, path) for path in options.scripts)
-    sys.argv[1:] = rest or TRACER_TESTS[options.tracer]
 
 
 if __name__ == "__main__":
-    _parse_options()
+    OPTIONS, _ = parse_options(add_options)
+    SCRIPTS.update((Path(path).name, path) for path in OPTIONS.scripts)
+    sys.argv[1:] = sys.argv[1:] or TRACER_TESTS[OPTIONS.tracer]
     main()

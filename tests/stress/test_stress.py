@@ -16,7 +16,6 @@ import argparse
 import queue
 import re
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -141,15 +140,11 @@ def _kernel_waits(pid):
     return " ".join(waits)
 
 
-def _parse_options():
-    command_line = argparse.ArgumentParser(add_help=False)
-    command_line.add_argument("--program", required=True)
-    command_line.add_argument("--library", required=True)
-    known, remaining = command_line.parse_known_args()
-    vars(OPTIONS).update(vars(known))
-    sys.argv[1:] = remaining
+def add_options(parser):
+    parser.add_argument("--program", required=True)
+    parser.add_argument("--library", required=True)
 
 
 if __name__ == "__main__":
-    _parse_options()
+    OPTIONS, _ = usdt_testing.parse_options(add_options)
     usdt_testing.main()

@@ -1,10 +1,16 @@
-"""Shared test support: tracer availability and a unittest runner that reports skips to CTest.
+"""Shared test support: the command line of a test module, tracer availability and a unittest
+runner that reports skips to CTest.
+
+Every test module reads its options, and the paths of the programs CTest passes as NAME=PATH,
+with `parse_options()`; unittest gets the rest of the command line.
 
 Tests that need root or a tracer call `require_tracer(test, "bpftrace")`. It skips with the
 reason, or fails when USDT_REQUIRE_TRACERS=1 (set by .ci/run), where a skip would hide a
-test that never ran. `main()` exits 1 on failure; 77, which CTest shows as "Skipped"
-(SKIP_RETURN_CODE 77), when every test was skipped; 0 when some passed, the skips' reasons
-in the log. With USDT_REQUIRE_TRACERS=1 any skip, for whatever reason, is a failure.
+test that never ran. `main()` exits 1 on failure, and when no test ran at all; 77, which
+CTest shows as "Skipped" (SKIP_RETURN_CODE 77), when nothing passed and something skipped (a
+test, a subtest, a class in its setUpClass, the module in setUpModule); 0 when anything passed,
+however much else skipped, the skips' reasons in the log. With USDT_REQUIRE_TRACERS=1 any
+skip, of any kind and for whatever reason, is a failure.
 """
 
 import argparse
@@ -12,7 +18,8 @@ import os
 import shutil
 import sys
 import unittest
-from typing import Dict, Sequence, Tuple
+from pathlib import Path
+from typing import Callable, Dict, Sequence, Tuple
 
 SKIP_RETURN_CODE = 77
 
@@ -40,11 +47,16 @@ def require_tracer(test: unittest.TestCase, tool: str, needs_root: bool = True, 
     test.skipTest(reason)
 
 
-def parse_options(parser: argparse.ArgumentParser,
+def parse_options(add_options: Callable[[argparse.ArgumentParser], object] = lambda parser: None,
                   program_names: Sequence[str] = ()) -> Tuple[argparse.Namespace, Dict[str, str]]:
-    """The options `parser` declares, and the NAME=PATH arguments by which CTest passes the
-    programs CMake built (NAME in `program_names`), taken from sys.argv; unittest gets the rest
-    (test names, -v)."""
+    """The command line of every test module, taken off sys.argv: the options `add_options`
+    declares on the parser, and the NAME=PATH arguments by which CTest passes the programs
+    CMake built, one for each NAME of `program_names` (a missing one is a usage error).
+    unittest gets the rest (test names, -v, -k)."""
+    programs_usage = f"Programs, as NAME=PATH: {', '.join(program_names)}. " if program_names else ""
+    parser = argparse.ArgumentParser(allow_abbrev=False,  # no option swallows one of unittest's
+                                     epilog=f"{programs_usage}Other arguments (test names, -v, -k) go to unittest.")
+    add_options(parser)
     options, rest = parser.parse_known_args()
     programs: Dict[str, str] = {}
     remaining = [sys.argv[0]]
@@ -54,23 +66,63 @@ def parse_options(parser: argparse.ArgumentParser,
             programs[name] = path
         else:
             remaining.append(argument)
+    missing = [name for name in program_names if name not in programs]
+    if missing:
+        parser.error(f"missing program paths (NAME=PATH) for: {', '.join(missing)}")
     sys.argv[:] = remaining
     return options, programs
 
 
+def fresh_directory(path: Path) -> Path:
+    """`path`, emptied or created: a run starts from nothing and leaves its files to look at."""
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
+
+
+class CountingResult(unittest.TextTestResult):
+    """A TextTestResult that counts what passed: tests, passing subtests and expected failures.
+    testsRun cannot tell: it counts skipped tests, and not the tests of a class whose
+    setUpClass skipped."""
+
+    def __init__(self, *arguments, **keywords):
+        super().__init__(*arguments, **keywords)
+        self.passed = 0
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.passed += 1
+
+    def addSubTest(self, test, subtest, outcome):
+        super().addSubTest(test, subtest, outcome)
+        if outcome is None:
+            self.passed += 1
+
+    def addExpectedFailure(self, test, error):
+        super().addExpectedFailure(test, error)
+        self.passed += 1
+
+
+class _Runner(unittest.TextTestRunner):
+    resultclass = CountingResult
+
+
 def main() -> None:
     """Runs the calling module's tests; exits as the module docstring says."""
-    program = unittest.main(module="__main__", exit=False, verbosity=2)
+    program = unittest.main(module="__main__", exit=False, verbosity=2, testRunner=_Runner)
     sys.exit(exit_status(program.result))
 
 
-def exit_status(result: unittest.TestResult) -> int:
+def exit_status(result: CountingResult) -> int:
     if not result.wasSuccessful():
         return 1
     if result.skipped and tracers_required():
         reasons = "; ".join(sorted({reason for _, reason in result.skipped}))
         print(f"USDT_REQUIRE_TRACERS=1 but {len(result.skipped)} skipped: {reasons}", file=sys.stderr)
         return 1
-    if result.skipped and len(result.skipped) == result.testsRun:
-        return SKIP_RETURN_CODE
+    if result.passed == 0:
+        if result.skipped:
+            return SKIP_RETURN_CODE
+        print("no test ran", file=sys.stderr)
+        return 1
     return 0

@@ -363,15 +363,10 @@ class TracedProcessTest(ListTestCase):
 
 class InstalledTest(ListTestCase):
     def test_the_installed_command_works_from_a_moved_prefix(self):
-        directory = self.work_directory()
-        prefix = directory / "prefix"
-        config = ["--config", OPTIONS.config] if OPTIONS.config else []
-        subprocess.run([OPTIONS.cmake, "--install", OPTIONS.build_dir, "--prefix", prefix, *config],
-                       check=True, capture_output=True)
-        installed = files_in(prefix)
-        moved = directory / "elsewhere" / "usdt"
-        moved.parent.mkdir()
-        prefix.rename(moved)
+        # The fixture usdt_installed moved the prefix after installing it.
+        self.assertIsNotNone(OPTIONS.installed_prefix, "add tool.list with INSTALLED (tests/CMakeLists.txt)")
+        moved = OPTIONS.installed_prefix
+        installed = files_in(moved)
         kvserver = PROGRAMS["kvserver"]
         # CTest's PYTHONPATH names the source tree: the installed command must do without.
         result = subprocess.run([moved / "bin" / "usdt", "list", kvserver], capture_output=True, text=True,
@@ -444,17 +439,16 @@ def files_in(directory: Path):
 
 def parse_arguments() -> None:
     global OPTIONS
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--usdt", required=True, help="the build tree's bin/usdt")
-    parser.add_argument("--source-dir", type=Path, required=True)
-    parser.add_argument("--build-dir", type=Path, required=True)
-    parser.add_argument("--work-dir", type=Path, required=True)
-    parser.add_argument("--cmake", default="cmake")
-    parser.add_argument("--config", default="")
-    OPTIONS, programs = usdt_testing.parse_options(parser, PROGRAM_NAMES)
+
+    def add_options(parser):
+        parser.add_argument("--usdt", required=True, help="the build tree's bin/usdt")
+        parser.add_argument("--source-dir", type=Path, required=True)
+        parser.add_argument("--work-dir", type=Path, required=True)
+        parser.add_argument("--installed-prefix", type=Path,
+                            help="where the fixture usdt_installed has installed usdt (InstalledTest)")
+    OPTIONS, programs = usdt_testing.parse_options(add_options, PROGRAM_NAMES)
     PROGRAMS.update(programs)
-    shutil.rmtree(OPTIONS.work_dir, ignore_errors=True)
-    OPTIONS.work_dir.mkdir(parents=True)
+    usdt_testing.fresh_directory(OPTIONS.work_dir)
 
 
 if __name__ == "__main__":

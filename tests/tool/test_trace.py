@@ -476,13 +476,13 @@ class LiveTest(TraceTestCase):
 
 def parse_arguments() -> None:
     global OPTIONS
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--usdt", required=True, help="the build tree's bin/usdt")
-    parser.add_argument("--work-dir", type=Path, required=True)
-    OPTIONS, programs = usdt_testing.parse_options(parser, PROGRAM_NAMES)
+
+    def add_options(parser):
+        parser.add_argument("--usdt", required=True, help="the build tree's bin/usdt")
+        parser.add_argument("--work-dir", type=Path, required=True)
+    OPTIONS, programs = usdt_testing.parse_options(add_options, PROGRAM_NAMES)
     PROGRAMS.update(programs)
-    shutil.rmtree(OPTIONS.work_dir, ignore_errors=True)
-    OPTIONS.work_dir.mkdir(parents=True)
+    usdt_testing.fresh_directory(OPTIONS.work_dir)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,21 @@
-"""The generated headers compile without a warning as C99, C11, C++11, C++17, C++20.
+"""The generated headers compile without a warning as C99, C11, C++11, C++17, C++20, under
+the strictest warning sets users build with (tests/embedding/CMakeLists.txt: GCC's long list,
+Clang's -Weverything), in a project that consumes an installed usdt.
 
-One configure of compiler_matrix/ per compiler pair (--cc, --cxx) and warning set (--c-warnings,
---cxx-warnings; by default -Wall -Wextra -Wpedantic -Werror) against an installed usdt, at -O2,
-builds one program per standard from the headers of all_types.d (every argument kind) and
-unguarded.d (a probe without a semaphore), whose macros, _ENABLED() checks and C++ API
-(fire.c, fire.cpp) are all used. Each program must run, report the standard it was built for
-and that only the probe without a semaphore reads as enabled, and carry the notes the .d
-files declare, with every argument in a register. compile_commands.json shows that the flags
-were really used and that nothing but the program's own source was compiled.
-ExampleProjectTest: example-project/, which enables only C++, builds with the same compiler
-and the default warnings too. tests/embedding runs CompilerMatrixTest under the strictest sets
-(clang -Weverything, GCC's long list).
+CompilerMatrixTest: one configure of strict_warnings/ per compiler pair (--cc, --cxx) and
+warning set (--c-warnings, --cxx-warnings; by default -Wall -Wextra -Wpedantic -Werror)
+against an installed usdt, at -O2, builds one program per standard from the headers of
+all_types.d (every argument kind) and unguarded.d (a probe without a semaphore), whose
+macros, _ENABLED() checks and C++ API (fire.c, fire.cpp) are all used. Each program must run,
+report the standard it was built for and that only the probe without a semaphore reads as
+enabled, and carry the notes the .d files declare, with every argument in a register.
+compile_commands.json shows that the flags were really used and that nothing but the
+program's own source was compiled.
+ExampleProjectTest: example-project/, which enables only C++, builds with the same C++
+compiler and -Wall -Wextra -Wpedantic -Werror against the installed usdt.
+
+Every standard with both compilers and each link mode is the matrix's (tests/matrix), which
+builds with -Wall -Wextra -Wpedantic -Werror too; the install itself, package.find_package's.
 """
 
 import json
@@ -19,11 +24,11 @@ import shlex
 import unittest
 from pathlib import Path
 
+from embedding_support import package
 import elf_notes
-import package_support as package
 import usdt_testing
 
-PROJECT = Path(__file__).with_name("compiler_matrix")
+PROJECT = Path(__file__).with_name("strict_warnings")
 WARNING_FLAGS = "-Wall -Wextra -Wpedantic -Werror"
 OPTIMISATION = "-O2"
 
