@@ -3,7 +3,8 @@
 #define USDT_GENERATED_APP_PROBES_H
 
 /* Quiet under clang's -Weverything: dtrace compatibility names semaphores with `__`, usdt's
-   internals are `_usdt_` (one marked unused for GCC's sake), and the C++ API is C++11. */
+   internals are `_usdt_` (one marked unused for GCC's sake), and the C++ API is C++11, with
+   a C++20 constructor. */
 #if defined(__clang__)
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wc++98-compat"
@@ -15,6 +16,7 @@
 #if __has_warning("-Wreserved-macro-identifier")
 #pragma clang diagnostic ignored "-Wreserved-macro-identifier"
 #endif
+#pragma clang diagnostic ignored "-Wc++20-compat"
 #endif
 
 /* usdt/usdt.h 0.1.0, embedded so that this header needs no include path or library. */
