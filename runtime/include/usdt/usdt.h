@@ -429,7 +429,6 @@ _usdt_touched_string(const char *text, int active) {
 #endif /* USDT_HAVE_PROBES */
 
 #if defined(__cplusplus) && !defined(USDT_NO_CXX_API)
-#include <type_traits>
 
 /* How the generated C++ API's functions are declared. With internal linkage (`static`): their
    bodies differ with the settings of the translation unit (USDT_DISABLE, USDT_X86_NOP5, a
@@ -456,20 +455,85 @@ _usdt_touched_string(const char *text, int active) {
  * argument's place (from 0, as tracers number them).
  *
  * A string argument that must be copied (a view, which need not end in a NUL) or formatted
- * (usdt_format()) is costly: the probe function prepares it, into a usdt::string_buffer on
- * its stack, only while a tracer is attached.
+ * (usdt_format()) is costly: it is prepared, into its own buffer, only while a tracer is
+ * attached.
  */
 namespace usdt {
 namespace detail {
 
+/* The few type traits the argument types need, without <type_traits>, which alone costs a
+   translation unit more to compile than all of them. */
+template <bool Value>
+struct constant {
+    static constexpr bool value = Value;
+};
+using true_type = constant<true>;
+using false_type = constant<false>;
+
+template <bool Condition>
+struct enable_if {};
+template <>
+struct enable_if<true> {
+    using type = int;
+};
+/* `template <typename T, when<condition> = 0>`: a constructor taken only when the condition holds. */
+template <bool Condition>
+using when = typename enable_if<Condition>::type;
+
 template <typename T>
-struct always_false : std::false_type {};
+T &&declval() noexcept;
+
+template <typename T, typename U>
+struct is_same : false_type {};
+template <typename T>
+struct is_same<T, T> : true_type {};
+
+template <typename To>
+void convert_to(To) noexcept;
+template <typename From, typename To, typename = void>
+struct is_convertible : false_type {};
+template <typename From, typename To>
+struct is_convertible<From, To, decltype(convert_to<To>(declval<From>()))> : true_type {};
+
+/* The standard integer and character types; not the 128-bit extensions, wider than any
+   declared type. */
+template <typename T>
+struct is_integer : false_type {};
+#define _USDT_INTEGER(type) \
+    template <> \
+    struct is_integer<type> : true_type {};
+_USDT_INTEGER(bool)
+_USDT_INTEGER(char)
+_USDT_INTEGER(signed char)
+_USDT_INTEGER(unsigned char)
+_USDT_INTEGER(wchar_t)
+_USDT_INTEGER(char16_t)
+_USDT_INTEGER(char32_t)
+#if defined(__cpp_char8_t)
+_USDT_INTEGER(char8_t)
+#endif
+_USDT_INTEGER(short)
+_USDT_INTEGER(unsigned short)
+_USDT_INTEGER(int)
+_USDT_INTEGER(unsigned int)
+_USDT_INTEGER(long)
+_USDT_INTEGER(unsigned long)
+_USDT_INTEGER(long long)
+_USDT_INTEGER(unsigned long long)
+#undef _USDT_INTEGER
+
+template <typename T>
+struct always_false : false_type {};
 
 /* Integers, bools and enums, scoped or not, no wider than the declared type, as a function
    taking the declared type would take them without narrowing. */
 template <typename T, typename Declared>
-struct fits : std::integral_constant<bool, (std::is_integral<T>::value || std::is_enum<T>::value)
-                                               && sizeof(T) <= sizeof(Declared)> {};
+struct fits : constant<(is_integer<T>::value || __is_enum(T)) && sizeof(T) <= sizeof(Declared)> {};
+
+/* From C++20 on, an integer wider than the declared type may be a constant that fits it:
+   the consteval constructor decides. */
+template <typename T>
+struct constant_checked : constant<__cplusplus >= 202002L && is_integer<T>::value> {};
 
 #if __cplusplus >= 202002L
 /* Named for the message: a constant too large for the declared type calls it, which a
@@ -478,32 +542,32 @@ inline void integer_constant_does_not_fit_the_declared_type() noexcept {}
 #endif
 
 template <typename T, typename = void>
-struct has_c_str : std::false_type {};
+struct has_c_str : false_type {};
 template <typename T>
-struct has_c_str<T, decltype(void(static_cast<const char *>(std::declval<const T &>().c_str())))>
-    : std::true_type {};
+struct has_c_str<T, decltype(void(static_cast<const char *>(declval<const T &>().c_str())))>
+    : true_type {};
 
 template <typename T, typename = void>
-struct has_data_and_size : std::false_type {};
+struct has_data_and_size : false_type {};
 template <typename T>
-struct has_data_and_size<T, decltype(void(static_cast<const char *>(std::declval<const T &>().data())),
-                                     void(std::declval<const T &>().size()))> : std::true_type {};
+struct has_data_and_size<T, decltype(void(static_cast<const char *>(declval<const T &>().data())),
+                                     void(declval<const T &>().size()))> : true_type {};
 
 /* The customization point: `usdt_format(const T &)`, found by argument-dependent lookup,
    returns an object with c_str() (a std::string of JSON, say) for a string argument. */
 template <typename T, typename = void>
-struct has_usdt_format : std::false_type {};
+struct has_usdt_format : false_type {};
 template <typename T>
-struct has_usdt_format<T, decltype(void(static_cast<const char *>(usdt_format(std::declval<const T &>()).c_str())))>
-    : std::true_type {};
+struct has_usdt_format<T, decltype(void(static_cast<const char *>(usdt_format(declval<const T &>()).c_str())))>
+    : true_type {};
 
 template <typename T>
-struct is_view : std::integral_constant<bool, !has_c_str<T>::value && has_data_and_size<T>::value> {};
+struct is_view : constant<!has_c_str<T>::value && has_data_and_size<T>::value> {};
 template <typename T>
 struct is_formatted
-    : std::integral_constant<bool, !has_c_str<T>::value && !has_data_and_size<T>::value && has_usdt_format<T>::value> {};
+    : constant<!has_c_str<T>::value && !has_data_and_size<T>::value && has_usdt_format<T>::value> {};
 template <typename T>
-struct is_string : std::integral_constant<bool, std::is_convertible<const T &, const char *>::value || has_c_str<T>::value
+struct is_string : constant<is_convertible<const T &, const char *>::value || has_c_str<T>::value
                                                     || has_data_and_size<T>::value || has_usdt_format<T>::value> {};
 
 } /* namespace detail */
@@ -558,13 +622,12 @@ const char *format(const void *object, text_buffer &buffer) {
 template <typename Declared, int ArgumentIndex>
 class integer_argument {
   public:
-    template <typename T, typename std::enable_if<detail::fits<T, Declared>::value, int>::type = 0>
+    template <typename T, detail::when<detail::fits<T, Declared>::value> = 0>
     _USDT_API_INLINE constexpr integer_argument(T number) noexcept : value(static_cast<Declared>(number)) {}
 
 #if __cplusplus >= 202002L
     /* An integer constant that fits, as a function taking Declared takes `200` for a uint8_t. */
-    template <typename T, typename std::enable_if<std::is_integral<T>::value && !detail::fits<T, Declared>::value,
-                                                  int>::type = 0>
+    template <typename T, detail::when<detail::is_integer<T>::value && !detail::fits<T, Declared>::value> = 0>
     consteval integer_argument(T constant) noexcept : value(static_cast<Declared>(constant)) {
         if (static_cast<T>(value) != constant || (constant < T(0)) != (value < Declared(0))) {
             detail::integer_constant_does_not_fit_the_declared_type();
@@ -572,11 +635,7 @@ class integer_argument {
     }
 #endif
 
-    template <typename T, typename std::enable_if<!detail::fits<T, Declared>::value
-#if __cplusplus >= 202002L
-                                                      && !std::is_integral<T>::value
-#endif
-                                                  , int>::type = 0>
+    template <typename T, detail::when<!detail::fits<T, Declared>::value && !detail::constant_checked<T>::value> = 0>
     integer_argument(const T &) noexcept : value() {
 #if __cplusplus >= 202002L
         static_assert(detail::always_false<T>::value,
@@ -597,7 +656,7 @@ class bool_argument {
   public:
     _USDT_API_INLINE constexpr bool_argument(bool flag) noexcept : value(flag) {}
 
-    template <typename T, typename std::enable_if<!std::is_same<T, bool>::value, int>::type = 0>
+    template <typename T, detail::when<!detail::is_same<T, bool>::value> = 0>
     bool_argument(const T &) noexcept : value() {
         static_assert(detail::always_false<T>::value, "usdt: a bool argument takes a bool");
     }
@@ -614,7 +673,7 @@ class pointer_argument {
         : value(const_cast<const void *>(address)) {}
 
     template <typename T,
-              typename std::enable_if<!std::is_convertible<const T &, const volatile void *>::value, int>::type = 0>
+              detail::when<!detail::is_convertible<const T &, const volatile void *>::value> = 0>
     pointer_argument(const T &) noexcept : value() {
         static_assert(detail::always_false<T>::value,
                       "usdt: a pointer argument takes an object pointer or nullptr (smart pointers: pass .get())");
@@ -632,18 +691,18 @@ class string_argument {
   public:
     _USDT_API_INLINE constexpr string_argument(const char *text) noexcept : text_(text) {}
 
-    template <typename T, typename std::enable_if<detail::has_c_str<T>::value, int>::type = 0>
+    template <typename T, detail::when<detail::has_c_str<T>::value> = 0>
     _USDT_API_INLINE string_argument(const T &text) : text_(text.c_str()) {}
 
-    template <typename T, typename std::enable_if<detail::is_view<T>::value, int>::type = 0>
+    template <typename T, detail::when<detail::is_view<T>::value> = 0>
     _USDT_API_INLINE string_argument(const T &view) noexcept
         : object_(__builtin_addressof(view)), prepare_(&detail::copy_view<T>) {}
 
-    template <typename T, typename std::enable_if<detail::is_formatted<T>::value, int>::type = 0>
+    template <typename T, detail::when<detail::is_formatted<T>::value> = 0>
     _USDT_API_INLINE string_argument(const T &object) noexcept
         : object_(__builtin_addressof(object)), prepare_(&detail::format<T>) {}
 
-    template <typename T, typename std::enable_if<!detail::is_string<T>::value, int>::type = 0>
+    template <typename T, detail::when<!detail::is_string<T>::value> = 0>
     string_argument(const T &) noexcept {
         static_assert(detail::always_false<T>::value,
                       "usdt: a string argument takes a C string, std::string, std::string_view, nullptr, "
