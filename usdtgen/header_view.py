@@ -5,6 +5,8 @@ Argument lists the header prints on one line are joined here: a template loop pe
 probe made rendering the larger part of generating 10,000 probes.
 """
 
+from typing import List
+
 from .model import Argument, Probe
 from .types import Kind
 
@@ -122,16 +124,26 @@ def cxx_semaphore_address(probe: Probe) -> str:
     return f"&{probe.semaphore_name}" if probe.has_semaphore else "nullptr"
 
 
+def cxx_string_buffer(argument: Argument) -> str:
+    """The probe function's local that a costly string argument is prepared into."""
+    return f"_usdt_buffer_{argument.index}"
+
+
+def cxx_string_arguments(probe: Probe) -> List[Argument]:
+    return [argument for argument in probe.arguments if argument.type.kind == Kind.STRING]
+
+
 def cxx_operands(probe: Probe) -> str:
-    """`USDT_VALUE(u64, id.value) USDT_VALUE(address, path.text(&p_x_semaphore))`: the site's
-    operands in the C++ API, whose values are of the declared types already (see
+    """`USDT_VALUE(u64, id.value) USDT_VALUE(address, path.text(_usdt_buffer_1, &p_x_semaphore))`:
+    the site's operands in the C++ API, whose values are of the declared types already (see
     macro_operands). A string argument's text() prepares or touches it while traced."""
-    return " ".join(f"USDT_VALUE(address, {argument.name}.text({cxx_semaphore_address(probe)}))" if argument.type.kind == Kind.STRING
-                    else f"USDT_VALUE({slot_member(argument)}, {argument.name}.value)"
-                    for argument in probe.arguments)
+    return " ".join(
+        f"USDT_VALUE(address, {argument.name}.text({cxx_string_buffer(argument)}, {cxx_semaphore_address(probe)}))"
+        if argument.type.kind == Kind.STRING else f"USDT_VALUE({slot_member(argument)}, {argument.name}.value)"
+        for argument in probe.arguments)
 
 
 FILTERS = {function.__name__: function for function in (
     spec, slot_member, argument_spec, enabled_expression, site_semaphore, site_clobbers,
     site_description, macro_parameters, macro_operands, cxx_parameter_type, cxx_parameters, cxx_semaphore_address,
-    cxx_operands)}
+    cxx_string_buffer, cxx_string_arguments, cxx_operands)}

@@ -45,37 +45,41 @@ TEST_CASE("a formatted argument is computed only while the probe is enabled, the
 }
 
 TEST_CASE("a view argument is copied into a terminated string, of at most 255 bytes, while traced") {
+    usdt::string_buffer buffer;
     RaisedSemaphore traced(myapp_request__start_semaphore);
     const std::string text = "GET /index.html";
     const std::string_view method = std::string_view(text).substr(0, 3);
     usdt::string_argument<1> view(method);
-    CHECK(std::string(view.text(&myapp_request__start_semaphore)) == "GET");
+    CHECK(std::string(view.text(buffer, &myapp_request__start_semaphore)) == "GET");
     const std::string long_text(1000, 'x');
     const std::string_view long_view(long_text);
     usdt::string_argument<1> cut(long_view);
-    CHECK(std::string(cut.text(&myapp_request__start_semaphore)) == std::string(255, 'x'));
+    CHECK(std::string(cut.text(buffer, &myapp_request__start_semaphore)) == std::string(255, 'x'));
     myapp::request_start(3, std::string_view(text).substr(4));
 }
 
 TEST_CASE("untraced, a view is not copied and the site records no string") {
+    usdt::string_buffer buffer;
     const std::string text = "GET";
     const std::string_view method(text);
     usdt::string_argument<1> view(method);
-    CHECK(view.text(&myapp_request__start_semaphore) == nullptr);
+    CHECK(view.text(buffer, &myapp_request__start_semaphore) == nullptr);
 }
 
 TEST_CASE("a formatted argument records what usdt_format() returns") {
+    usdt::string_buffer buffer;
     RaisedSemaphore traced(myapp_request__start_semaphore);
     shop::Order order{1};
     usdt::string_argument<1> formatted(order);
-    CHECK(std::string(formatted.text(&myapp_request__start_semaphore)) == "{\"order\":1}");
+    CHECK(std::string(formatted.text(buffer, &myapp_request__start_semaphore)) == "{\"order\":1}");
 }
 
 TEST_CASE("strings that need no preparation are passed as they are, traced or not") {
+    usdt::string_buffer buffer;
     const std::string text = "kept";
-    CHECK(usdt::string_argument<1>(text).text(&myapp_request__start_semaphore) == text.c_str());
-    CHECK(usdt::string_argument<1>(text.c_str()).text(nullptr) == text.c_str());
-    CHECK(usdt::string_argument<1>(nullptr).text(nullptr) == nullptr);
+    CHECK(usdt::string_argument<1>(text).text(buffer, &myapp_request__start_semaphore) == text.c_str());
+    CHECK(usdt::string_argument<1>(text.c_str()).text(buffer, nullptr) == text.c_str());
+    CHECK(usdt::string_argument<1>(nullptr).text(buffer, nullptr) == nullptr);
     RaisedSemaphore traced(myapp_request__start_semaphore);
-    CHECK(usdt::string_argument<1>(text).text(&myapp_request__start_semaphore) == text.c_str());
+    CHECK(usdt::string_argument<1>(text).text(buffer, &myapp_request__start_semaphore) == text.c_str());
 }

@@ -570,9 +570,6 @@ template <typename T>
 struct is_string : constant<is_convertible<const T &, const char *>::value || has_c_str<T>::value
                                                     || has_data_and_size<T>::value || has_usdt_format<T>::value> {};
 
-} /* namespace detail */
-
-namespace detail {
 /* Whether the probe of this semaphore is traced; one without a semaphore (nullptr) always is.
    Static, as the API's functions are: it differs with USDT_DISABLE. It and what calls it
    (string_argument::text) are always inlined, so no unit ever calls another unit's copy. */
@@ -583,16 +580,22 @@ static _USDT_API_INLINE bool active(const volatile unsigned short *semaphore) no
     return USDT_SEMAPHORE_ACTIVE(*semaphore);
 }
 
-/* Where a costly string is prepared: its first `capacity` bytes and a NUL, as tracers read at
-   most a few hundred bytes of a string anyway. (A struct, not `char *`: builds that sed a
-   generated header's `char *` into `const char *` leave it alone.) */
-struct text_buffer {
+} /* namespace detail */
+
+/* Where a costly string argument is prepared, a local of the probe function: its first
+   `capacity` bytes and a NUL, as tracers read at most a few hundred bytes of a string anyway.
+   Not a member of string_argument, whose address would then reach the function that prepares
+   it, and Clang would keep the whole argument in memory, at a cost to every untraced call. (A
+   struct, not `char *`: builds that sed a generated header's `char *` into `const char *`
+   leave it alone.) */
+struct string_buffer {
     static constexpr unsigned long capacity = 255;
     char bytes[capacity + 1];
 };
 
-_USDT_API_INLINE const char *copy(const char *data, unsigned long size, text_buffer &buffer) noexcept {
-    const unsigned long length = size < text_buffer::capacity ? size : text_buffer::capacity;
+namespace detail {
+_USDT_API_INLINE const char *copy(const char *data, unsigned long size, string_buffer &buffer) noexcept {
+    const unsigned long length = size < string_buffer::capacity ? size : string_buffer::capacity;
     for (unsigned long i = 0; i < length; ++i) {
         buffer.bytes[i] = data[i];
     }
@@ -601,17 +604,17 @@ _USDT_API_INLINE const char *copy(const char *data, unsigned long size, text_buf
 }
 
 template <typename View>
-const char *copy_view(const void *view, text_buffer &buffer) {
+const char *copy_view(const void *view, string_buffer &buffer) {
     const View &text = *static_cast<const View *>(view);
     return copy(text.data(), static_cast<unsigned long>(text.size()), buffer);
 }
 
 template <typename T>
-const char *format(const void *object, text_buffer &buffer) {
+const char *format(const void *object, string_buffer &buffer) {
     const auto formatted = usdt_format(*static_cast<const T *>(object));
     const char *text = formatted.c_str();
     unsigned long size = 0;
-    while (size < text_buffer::capacity && text[size] != '\0') {
+    while (size < string_buffer::capacity && text[size] != '\0') {
         ++size;
     }
     return copy(text, size, buffer);
@@ -710,13 +713,13 @@ class string_argument {
     }
 
     /* The text the site records, for the probe of `semaphore` (nullptr: one without). A costly
-       string is prepared, into this object, only while the probe is traced: untraced, the
-       site records nullptr, which nobody reads. A C string of a probe with a semaphore is
-       touched while traced (see _usdt_touched_string). */
-    _USDT_API_INLINE const char *text(const volatile unsigned short *semaphore) {
+       string is prepared, into `buffer`, only while the probe is traced: untraced, the site
+       records nullptr, which nobody reads. A C string of a probe with a semaphore is touched
+       while traced (see _usdt_touched_string). */
+    _USDT_API_INLINE const char *text(string_buffer &buffer, const volatile unsigned short *semaphore) const {
         const bool traced = detail::active(semaphore);
         if (prepare_ != nullptr) {
-            return traced ? prepare_(object_, buffer_) : nullptr;
+            return traced ? prepare_(object_, buffer) : nullptr;
         }
 #if USDT_HAVE_PROBES
         if (semaphore != nullptr) {
@@ -729,8 +732,7 @@ class string_argument {
   private:
     const char *text_ = nullptr;
     const void *object_ = nullptr;
-    const char *(*prepare_)(const void *, detail::text_buffer &) = nullptr;
-    detail::text_buffer buffer_;
+    const char *(*prepare_)(const void *, string_buffer &) = nullptr;
 };
 
 } /* namespace usdt */

@@ -105,14 +105,16 @@ USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 namespace myapp {
 
 USDT_API_FUNCTION void request_start(::usdt::integer_argument<uint64_t, 0> id, ::usdt::string_argument<1> path) noexcept {
+    ::usdt::string_buffer _usdt_buffer_1;
     USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8"),
-               (USDT_VALUE(u64, id.value) USDT_VALUE(address, path.text(&myapp_request__start_semaphore))), USDT_MEMORY_CLOBBERS,
+               (USDT_VALUE(u64, id.value) USDT_VALUE(address, path.text(_usdt_buffer_1, &myapp_request__start_semaphore))), USDT_MEMORY_CLOBBERS,
                ("app-probes.d", "id", "uint64_t", "integer", "path", "const char *", "string"));
 }
 
 USDT_API_FUNCTION void kinds(::usdt::integer_argument<int8_t, 0> small, ::usdt::integer_argument<uint32_t, 1> count, ::usdt::bool_argument<2> on, ::usdt::pointer_argument<3> request, ::usdt::string_argument<4> name, ::usdt::integer_argument<long, 5> delta, ::usdt::integer_argument<size_t, 6> size) noexcept {
+    ::usdt::string_buffer _usdt_buffer_4;
     USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" USDT_SPEC_NARROW_OPERAND("2", "16") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("3", "24") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("4", "32") " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("5", "40") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("6", "48"),
-               (USDT_VALUE(i8, small.value) USDT_VALUE(u32, count.value) USDT_VALUE(flag, on.value) USDT_VALUE(address, request.value) USDT_VALUE(address, name.text(&myapp_kinds_semaphore)) USDT_VALUE(word, delta.value) USDT_VALUE(uword, size.value)), USDT_MEMORY_CLOBBERS,
+               (USDT_VALUE(i8, small.value) USDT_VALUE(u32, count.value) USDT_VALUE(flag, on.value) USDT_VALUE(address, request.value) USDT_VALUE(address, name.text(_usdt_buffer_4, &myapp_kinds_semaphore)) USDT_VALUE(word, delta.value) USDT_VALUE(uword, size.value)), USDT_MEMORY_CLOBBERS,
                ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req *", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer"));
 }
 
