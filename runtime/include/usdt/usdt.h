@@ -356,8 +356,8 @@ _usdt_touched_string(const char *text, int active) {
  *
  * A probe with string or pointer arguments clobbers "memory": its asm only takes addresses,
  * and without the clobber the compiler may drop or delay the stores that wrote what they
- * point to (seen with GCC -O2 on a stack buffer: the tracer read an empty string; a store
- * through a pointer that is overwritten after the probe is dead to the compiler).
+ * point to: to the compiler a buffer that only the probe reads, or a store through a pointer
+ * that is overwritten after the probe, is dead, and the tracer would read stale memory.
  */
 #define USDT_MEMORY_CLOBBERS ("memory")
 #if defined(_USDT_BLOCK_CONSTRAINT)
@@ -369,8 +369,8 @@ _usdt_touched_string(const char *text, int active) {
    with an int3. Defining USDT_X86_NOP5 makes it, on x86-64 only, the 5-byte nop that Linux
    6.18 rewrites after the first hit into a call to its [uprobes-trampoline] page. That call
    pushes below the stack pointer, over the red zone where a leaf function may keep locals
-   (a leaf function built at -O0 returned wrong results while traced), so the stack pointer
-   steps past the red zone around the nop; lea, unlike sub and add, leaves the flags alone.
+   (the call would overwrite them), so the stack pointer steps past the red zone around the
+   nop; lea, unlike sub and add, leaves the flags alone.
    The nop is spelled as bytes: assemblers encode `nopl 0(%rax,%rax,1)` in 4 bytes, which the
    kernel does not optimize. The leas are spelled in both assembler dialects (-masm=intel).
    Cost and benefit: docs/reference.md. */
