@@ -24,7 +24,7 @@
  *  - A second note per site, in `.note.usdt`: owner "usdt", type 4, and NUL-terminated
  *    strings: provider, probe name, the .d file's name, then for each argument its name and
  *    type as declared in the .d file and its kind (integer, bool, string or pointer). Tracers
- *    ignore it; the `usdt` tool prints names and types from it. Format: docs/reference.md.
+ *    ignore it; the `usdt` tool prints names and types from it. Format: docs/internals.md.
  *  - Each note lives in a section linked (SHF_LINK_ORDER) to the code it describes, so
  *    --gc-sections drops the note together with dead code instead of leaving a note that
  *    points at address 0.
@@ -373,7 +373,7 @@ _usdt_touched_string(const char *text, int active) {
    nop; lea, unlike sub and add, leaves the flags alone.
    The nop is spelled as bytes: assemblers encode `nopl 0(%rax,%rax,1)` in 4 bytes, which the
    kernel does not optimize. The leas are spelled in both assembler dialects (-masm=intel).
-   Cost and benefit: docs/reference.md. */
+   Cost and benefit: docs/api.md. */
 #if defined(__x86_64__) && defined(USDT_X86_NOP5)
 #define _USDT_NOP \
     "{lea -128(%%rsp), %%rsp|lea rsp, [rsp - 128]}\n" \
