@@ -60,7 +60,7 @@ header whose content did not change is not rewritten, so nothing recompiles.
   <program>``. Its top comment says how to run it.
 
 Probes are emitted on Linux for x86-64, i386, aarch64, 32-bit ARM, riscv64, ppc64, s390x
-and mips64 (docs/reference.md, "Targets"). Elsewhere, or where the compiler
+and mips64 (docs/internals.md, "Targets"). Elsewhere, or where the compiler
 defines ``USDT_DISABLE`` (``target_compile_definitions(<target> PRIVATE USDT_DISABLE)``),
 they compile to nothing and every ``_ENABLED()`` check is false; the build never fails.
 

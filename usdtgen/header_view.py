@@ -2,7 +2,7 @@
 the C++ API's pieces. Each function is a Jinja filter of that template (`{{ probe | macro_operands }}`).
 
 Argument lists the header prints on one line are joined here: a template loop per list and
-probe made rendering the larger part of generating 10,000 probes.
+probe costs far more than a join, and the header has several lists per probe.
 """
 
 from typing import List

@@ -18,9 +18,10 @@ from .parser import FileSyntax, ParameterSyntax, PragmaSyntax, ProbeSyntax, Prov
 
 
 class cached_property:
-    """functools.cached_property without the lock it takes on every read before Python 3.12,
-    which made it the larger part of rendering 10,000 probes. After the first read the value
-    sits in the instance's __dict__ and shadows this descriptor."""
+    """functools.cached_property without the lock it takes on every read before Python 3.12:
+    rendering reads these properties many times per probe, and the lock would take longer
+    than the rest of rendering. After the first read the value sits in the instance's
+    __dict__ and shadows this descriptor."""
 
     def __init__(self, function):
         self.function = function

@@ -77,8 +77,8 @@ _WORD_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 
 def _find(line: str, text: str, start: int, whole_word: bool) -> int:
     """Where `text` is in `line` from `start`, as a whole word if asked; -1 if nowhere.
-    (str.find, not a regular expression per token: compiling one for each of a large file's
-    tokens took most of the time of preprocessed files.)"""
+    (str.find, not a regular expression per token: compiling a pattern costs far more than the
+    search, and a preprocessed file has a search per token.)"""
     position = line.find(text, start)
     while whole_word and position >= 0 and (
             (position > 0 and line[position - 1] in _WORD_CHARACTERS)

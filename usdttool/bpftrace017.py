@@ -48,9 +48,9 @@ def check_privileges() -> None:
                         "`usdt list` needs no root")
 
 
-# On SIGINT, bpftrace 0.17 does not print the events still in its buffers (it lost some of a
-# traced process's last hits on a loaded machine), so usdt stops it only once its output has
-# been quiet this long after the traced process or command ended (else: at once).
+# On SIGINT, bpftrace 0.17 does not print the events still in its buffers, and a traced
+# process's last hits may still be there when it ends, so usdt stops it only once its output
+# has been quiet this long after the traced process or command ended (else: at once).
 QUIET_BEFORE_STOPPING = 0.3
 
 # bpftrace 0.17 now and then misses a SIGINT, so it gets another this often until it exits

@@ -3,7 +3,7 @@ names and types of usdt's `.note.usdt` records where they are present and agree 
 notes; its loadable segments (to find a semaphore in a process's memory); and what the
 dynamic linker needs to find its shared libraries.
 
-The note formats are described in docs/reference.md ("Sections"); stapsdt's is that of
+The note formats are described in docs/internals.md ("Sections"); stapsdt's is that of
 systemtap's sys/sdt.h (https://sourceware.org/systemtap/wiki/UserSpaceProbeImplementation).
 """
 

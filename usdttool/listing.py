@@ -1,7 +1,7 @@
 """`usdt list`: the probes of a file (and with --libraries, of the shared libraries it loads) or
 of a running process, with their arguments' names and types, as text or as JSON.
 
-The JSON schema and an example of the text are in docs/reference.md ("usdt list"); a file
+The JSON schema and an example of the text are in docs/tracing.md ("usdt list"); a file
 without probes is listed as such, not an error.
 """
 
@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-p", "--pid", type=int, help="list the probes of this running process")
     parser.add_argument("--libraries", action="store_true",
                         help="also list the probes of the shared libraries the file loads")
-    parser.add_argument("--json", action="store_true", help="print JSON (schema: docs/reference.md)")
+    parser.add_argument("--json", action="store_true", help="print JSON (schema: docs/tracing.md)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="also print every probe site: its address and its arguments' locations")
 

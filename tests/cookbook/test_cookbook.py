@@ -573,8 +573,7 @@ class BccTest(RecipeTest):
 
 class SystemTapTest(RecipeTest):
     """SystemTap builds a kernel module from each script, which needs the kernel's build tree
-    and a kernel that loads modules: the kernel these tests were written on (6.18, no
-    CONFIG_MODULES) has neither. The recipes run with a stub tree (`-r`) as far as
+    and a kernel that loads modules (CONFIG_MODULES); a machine may have neither. The recipes run with a stub tree (`-r`) as far as
     SystemTap goes without building: the listing fully, the script to pass 3 (`-p3`:
     translated to C, the probe and every `$argN` resolved in the program)."""
 

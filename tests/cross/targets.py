@@ -1,7 +1,7 @@
 """The targets the cross tests build for: Debian's cross compilers (gcc-TRIPLE, g++-TRIPLE,
 their sysroot /usr/TRIPLE), run under qemu-user and read by gdb-multiarch. Each entry says what
 its notes must hold, written from the target's ABI and the operand forms its tracers parse
-(docs/reference.md, "Targets"), not from what usdt happens to emit.
+(docs/internals.md, "Targets"), not from what usdt happens to emit.
 """
 
 from dataclasses import dataclass

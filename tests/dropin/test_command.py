@@ -17,6 +17,7 @@ import dropin_support as dropin
 import elf_notes
 import package_support as package
 import usdt_testing
+from usdtgen import VERSION
 
 SYSTEMTAP_DTRACE = Path("/usr/bin/dtrace")   # Debian's systemtap-sdt-dev
 FEATURE_PROBES = {"BEGIN{}": "BEGIN{}\n", "a D clause": 'BEGIN\n{\n    trace("x");\n    exit(0);\n}\n',
@@ -65,7 +66,7 @@ class NameTest(CommandTestCase):
     def test_found_on_path_it_is_usdt_dtrace(self):
         result = subprocess.run(["dtrace", "--version"], env=dropin.build_environment([self.dtrace.parent]),
                                 capture_output=True, text=True)
-        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "usdt-dtrace (usdt) 0.1.0\n", ""))
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, f"usdt-dtrace (usdt) {VERSION}\n", ""))
 
     def test_behaves_the_same_under_any_name(self):
         (self.directory / "probes.d").write_text("provider myapp { probe done(int status); };\n")

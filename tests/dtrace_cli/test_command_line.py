@@ -16,6 +16,7 @@ import dtrace_support as support
 from dtrace_support import files_in, usdt_dtrace
 import elf_notes
 import usdt_testing
+from usdtgen import VERSION
 
 PROVIDERS = """\
 provider myapp {
@@ -130,7 +131,7 @@ class InvocationTest(CommandLineTestCase):
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertTrue(result.stdout.startswith(USAGE_LINE), result.stdout)
         result = self.usdt_dtrace("--version")
-        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "usdt-dtrace (usdt) 0.1.0\n", ""))
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, f"usdt-dtrace (usdt) {VERSION}\n", ""))
 
 
 class PreprocessorTest(CommandLineTestCase):

@@ -19,6 +19,7 @@ from dtrace_support import files_in
 import elf_notes
 import usdt_testing
 from test_semantics import PROGRAMS, UNTRACED_OUTPUT, WARNINGS
+from usdtgen import VERSION
 
 
 def add_options(parser):
@@ -62,8 +63,11 @@ class InstalledTest(unittest.TestCase):
         self.assertIn("share/pkgconfig/usdt.pc", self.installed_files)
         self.assertTrue((self.prefix / "bin" / "usdt-dtrace").stat().st_mode & 0o111)
         environment = {"PKG_CONFIG_PATH": str(self.prefix / "share" / "pkgconfig")}
+        # One version number: the package's (CMake's project(VERSION)) is the generator's.
         version = support.run(["pkg-config", "--modversion", "usdt"], environment=environment).stdout
-        self.assertEqual(version, "0.1.0\n")
+        self.assertEqual(version, f"{VERSION}\n")
+        package_version = (self.prefix / "share" / "cmake" / "usdt" / "usdtConfigVersion.cmake").read_text()
+        self.assertIn(f'set(PACKAGE_VERSION "{VERSION}")', package_version)
         flags = support.run(["pkg-config", "--cflags", "--libs", "usdt"], environment=environment).stdout.split()
         # usdt.pc finds the prefix from its own directory: `<prefix>/share/pkgconfig/../..`.
         self.assertEqual([normalized(flag) for flag in flags], [f"-I{self.prefix}/include"])

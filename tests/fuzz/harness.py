@@ -158,8 +158,9 @@ def _serve(connection, directory: Path, memory_limit: int) -> None:
 
 
 def _share_template_environment(render_module) -> None:
-    """render() builds a jinja2 Environment, and so compiles every template, per call (about
-    50 ms); the fuzzer renders thousands of models, so equal settings share one Environment."""
+    """render() builds a jinja2 Environment, and so compiles every template, per call, which
+    costs more than rendering a small model; the fuzzer renders thousands of models, so equal
+    settings share one Environment."""
     import jinja2
     environments = {}
 

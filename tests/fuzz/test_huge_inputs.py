@@ -4,9 +4,9 @@ preprocessor), and typedef chains that are long or that double at every step.
 
 Each input runs in its own Python process, which reports its CPU time (with the
 preprocessor's) and peak memory. CPU time, unlike wall time, does not grow on a loaded
-machine. The bounds are about twice what the largest input needs on a CI machine (the
-10 MB files take 5 to 10 CPU seconds): they catch super-linear work, such as the regular
-expression once compiled per token of a preprocessed file (30 s), not a slower machine.
+machine. The bounds are about twice what the largest input needs: they catch super-linear
+work, such as a regular expression compiled once per token of a preprocessed file, not a
+slower machine.
 """
 
 import json

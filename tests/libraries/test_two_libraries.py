@@ -80,7 +80,7 @@ class TwoLibrariesTest(unittest.TestCase):
 
     def test_bpftrace_by_library_paths_on_a_running_process(self):
         """Attached to a running `--serve` process by both libraries' paths, filtered by its pid
-        (not -p: docs/reference.md says why): each library's values, both semaphores raised
+        (not -p: docs/cmake.md says why): each library's values, both semaphores raised
         while attached and lowered after, the process alive throughout."""
         usdt_testing.require_tracer(self, "bpftrace")
         server = subprocess.Popen([self.program, "--serve"], stdout=subprocess.PIPE, text=True)

@@ -110,7 +110,7 @@ def linker_cells(full: bool = False) -> Tuple[Cell, ...]:
                  if linker_supports(compiler, optimization, linker))
 
 
-# bpftrace is slow to attach (about a second per run): a subset that still meets every
+# bpftrace is slow to attach, once per run: a subset that still meets every
 # compiler, standard, optimisation and link mode.
 BPFTRACE_CELLS = (
     Cell("gcc", "c11", "O2", "pie"),

@@ -9,8 +9,8 @@ notes must hold one register spec per argument (`-4@%eax`, never Intel's `-4@eax
 at every hit, must read every argument and, through the pointer argument, the value the
 program stored just before the probe. The program overwrites it right after, so a compiler
 that takes the asm at its word (it reads only its operands, and a pointer operand is not the
-memory it points to) may delete that store as dead; GCC 12 and Clang 14 happen to keep it
-without the "memory" clobber that pointer arguments now get, later ones need not.
+memory it points to) may delete that store as dead, unless the asm clobbers "memory", as a
+probe with pointer arguments does.
 """
 
 import os

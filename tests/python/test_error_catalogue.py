@@ -1,9 +1,12 @@
-"""docs/errors.md lists every error the generator reports, and cannot drift from the code:
+"""docs/errors.md lists every error the generator reports, and cannot drift from the code.
+Its table is for readers; the examples behind it are test data, tests/python/error_examples.txt:
 
 - each example, run as written, prints exactly the output shown (`...` stands for any lines);
 - each message the generator's sources can build (found by reading them: the message
   arguments of GeneratorError and of the functions that pass theirs on to it) shares all
   its literal text with one of the examples' messages;
+- each example's message matches a row of the document's tables, and each row an example's
+  (a row's message is its first cell's code span, where `…` stands for any text);
 - each semantic check (`check_*`) is named in the document.
 """
 
@@ -24,6 +27,7 @@ from usdtgen import cli
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 CATALOGUE = REPOSITORY / "docs" / "errors.md"
+EXAMPLES = Path(__file__).resolve().parent / "error_examples.txt"
 SOURCES = sorted((REPOSITORY / "usdtgen").glob("*.py"))
 COMMAND = "$ python3 -m usdtgen "   # how each example runs the generator
 
@@ -41,12 +45,12 @@ class Example:
     expected: List[str]
 
 
-def read_catalogue() -> List[Example]:
+def read_examples() -> List[Example]:
     """The examples: under each `###` title, an optional ```d block, then a ```console block
     whose first line is `$ python3 -m usdtgen ARGUMENTS` and the rest the expected stderr."""
     examples = []
     title, source, block, info = None, None, None, ""
-    for line in CATALOGUE.read_text(encoding="utf-8").split("\n"):
+    for line in EXAMPLES.read_text(encoding="utf-8").split("\n"):
         if block is not None:
             if line != "```":
                 block.append(line)
@@ -87,6 +91,29 @@ def run(example: Example, directory: Path):
 
 def expected_pattern(lines: List[str]) -> str:
     return "".join(r"(?:.*\n)*" if line == "..." else re.escape(line) + r"\n" for line in lines)
+
+
+# A diagnostic line: `file:line:col: ` or `usdtgen: `, then the message, less a leading `error: `.
+DIAGNOSTIC = re.compile(r"^(?:[^\s:][^:]*:\d+:\d+|usdtgen): (?:error: )?(?P<message>.+)$")
+# A table row of the document whose first cell starts with a code span: the row's message.
+ROW = re.compile(r"^\| `(?P<message>[^`]+)`")
+
+
+def example_message(example: Example) -> str:
+    """The message of the example's first diagnostic line."""
+    messages = [match.group("message") for match in map(DIAGNOSTIC.match, example.expected) if match]
+    assert messages, f"{example.title}: no diagnostic line in its output"
+    return messages[0]
+
+
+def document_rows() -> List[str]:
+    """The message of each table row of the document, as written (`…` for any text)."""
+    return [match.group("message") for match in map(ROW.match, CATALOGUE.read_text(encoding="utf-8").split("\n"))
+            if match]
+
+
+def row_pattern(row: str) -> "re.Pattern[str]":
+    return re.compile(".*?".join(re.escape(part) for part in row.split("…")))
 
 
 # Reading the sources.
@@ -208,8 +235,9 @@ def message_templates() -> List[List[str]]:
 class ErrorCatalogueTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.examples = read_catalogue()
+        cls.examples = read_examples()
         cls.messages = [line for example in cls.examples for line in example.expected]
+        cls.rows = document_rows()
 
     def test_catalogue_has_examples(self):
         self.assertGreater(len(self.examples), 40)
@@ -234,8 +262,24 @@ class ErrorCatalogueTest(unittest.TestCase):
             with self.subTest(" ... ".join(fragments)):
                 matching = [message for message in self.messages
                             if all(fragment in message for fragment in fragments)]
-                self.assertTrue(matching, f"no example in {CATALOGUE.name} prints a message with "
+                self.assertTrue(matching, f"no example in {EXAMPLES.name} prints a message with "
                                           f"all of {fragments}: add one")
+
+    def test_every_example_has_a_row(self):
+        self.assertGreater(len(self.rows), 40)
+        for example in self.examples:
+            message = example_message(example)
+            with self.subTest(example.title):
+                self.assertTrue([row for row in self.rows if row_pattern(row).fullmatch(message)],
+                                f"no row of {CATALOGUE.name} matches {message!r}: add one")
+
+    def test_every_row_has_an_example(self):
+        messages = [example_message(example) for example in self.examples]
+        for row in self.rows:
+            with self.subTest(row):
+                self.assertTrue([message for message in messages if row_pattern(row).fullmatch(message)],
+                                f"no example in {EXAMPLES.name} prints a message that {row!r} matches: "
+                                f"correct the row, or add an example")
 
     def test_unreachable_messages_are_still_in_the_sources(self):
         fragments = {fragment for template in message_templates() for fragment in template}

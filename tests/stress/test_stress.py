@@ -83,7 +83,7 @@ class WithBpftraceTest(unittest.TestCase):
                   f"usdt:{OPTIONS.program}:stress:child {{ @child = count(); }}\n"
                   f"usdt:{OPTIONS.library}:stresslib:call {{ @library_calls = count(); }}\n"
                   # bpftrace 0.17 can miss a SIGINT that arrives just before it waits for events
-                  # (seen: stuck in epoll_wait), and count() sends none; exit() wakes it.
+                  # (it then waits on), and count() sends none; exit() wakes it.
                   f"interval:ms:{int(ATTACHED_SECONDS * 1000)} {{ exit(); }}\n")
         diagnostics = tempfile.TemporaryFile(mode="w+")
         self.addCleanup(diagnostics.close)

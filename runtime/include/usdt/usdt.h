@@ -24,7 +24,7 @@
  *  - A second note per site, in `.note.usdt`: owner "usdt", type 4, and NUL-terminated
  *    strings: provider, probe name, the .d file's name, then for each argument its name and
  *    type as declared in the .d file and its kind (integer, bool, string or pointer). Tracers
- *    ignore it; the `usdt` tool prints names and types from it. Format: docs/reference.md.
+ *    ignore it; the `usdt` tool prints names and types from it. Format: docs/internals.md.
  *  - Each note lives in a section linked (SHF_LINK_ORDER) to the code it describes, so
  *    --gc-sections drops the note together with dead code instead of leaving a note that
  *    points at address 0.
@@ -356,8 +356,8 @@ _usdt_touched_string(const char *text, int active) {
  *
  * A probe with string or pointer arguments clobbers "memory": its asm only takes addresses,
  * and without the clobber the compiler may drop or delay the stores that wrote what they
- * point to (seen with GCC -O2 on a stack buffer: the tracer read an empty string; a store
- * through a pointer that is overwritten after the probe is dead to the compiler).
+ * point to: to the compiler a buffer that only the probe reads, or a store through a pointer
+ * that is overwritten after the probe, is dead, and the tracer would read stale memory.
  */
 #define USDT_MEMORY_CLOBBERS ("memory")
 #if defined(_USDT_BLOCK_CONSTRAINT)
@@ -369,11 +369,11 @@ _usdt_touched_string(const char *text, int active) {
    with an int3. Defining USDT_X86_NOP5 makes it, on x86-64 only, the 5-byte nop that Linux
    6.18 rewrites after the first hit into a call to its [uprobes-trampoline] page. That call
    pushes below the stack pointer, over the red zone where a leaf function may keep locals
-   (a leaf function built at -O0 returned wrong results while traced), so the stack pointer
-   steps past the red zone around the nop; lea, unlike sub and add, leaves the flags alone.
+   (the call would overwrite them), so the stack pointer steps past the red zone around the
+   nop; lea, unlike sub and add, leaves the flags alone.
    The nop is spelled as bytes: assemblers encode `nopl 0(%rax,%rax,1)` in 4 bytes, which the
    kernel does not optimize. The leas are spelled in both assembler dialects (-masm=intel).
-   Cost and benefit: docs/reference.md. */
+   Cost and benefit: docs/api.md. */
 #if defined(__x86_64__) && defined(USDT_X86_NOP5)
 #define _USDT_NOP \
     "{lea -128(%%rsp), %%rsp|lea rsp, [rsp - 128]}\n" \
