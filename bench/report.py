@@ -272,7 +272,7 @@ def targets(compilers: List[Compiler], generator_seconds: float,
 OPERANDS_IN_REGISTERS = """Where the *sys/sdt.h's operands* column says *indexed* or *memory*, sys/sdt.h names each
 argument where it lies (`8@8(%rdx,%rax,8)`, `8@sym(%rip)`): free for the site, but perf skips
 those arguments, libbpf before 1.7 rejects indexed ones, and gdb and bpftrace misread
-`sym(%rip)` (see docs/reference.md, "Argument specs"). usdt passes every argument in a
+`sym(%rip)` (see docs/internals.md, "Argument specs"). usdt passes every argument in a
 register so that every tracer reads it, which costs one load, and its bytes, per argument not
 already in a register. With the values in registers, the case sys/sdt.h's one-instruction
 floor is about, usdt equals sys/sdt.h with GCC and beats it with Clang. In the *string* row,
@@ -281,7 +281,7 @@ without the clobber GCC dropped stores to a buffer only the probe reads, and tra
 empty string (tests/integration, `FreshStrings`). A string argument of a probe with a
 semaphore also costs the semaphore check (`cmpw`, `jne`) and, out of line, a call: while
 traced, the probe reads the string's first bytes so that a literal on a page nothing else
-touched is mapped when the tracer reads it (BPF cannot fault a page in; docs/reference.md,
+touched is mapped when the tracer reads it (BPF cannot fault a page in; docs/tracing.md,
 "Strings that print as `""`"). Where these costs matter, guard the probe: see the guarded
 columns, whatever the arguments cost."""
 
@@ -396,7 +396,7 @@ to sys/sdt.h's `STAP_PROBEn`, or for guarded probes to `STAP_PROBEn` behind the
 guard `dtrace -h` generates (`__builtin_expect` on a non-volatile semaphore). The operands
 column says what sys/sdt.h's notes name: registers, stack slots (spilled arguments), memory
 through a register, or indexed forms (`8@8(%rdx,%rax,8)`, which perf skips; see
-docs/reference.md); ours always name registers.
+docs/internals.md); ours always name registers.
 
 **Time** (Google Benchmark, CPU time, so that other processes do not count): the same loops,
 1,000 sites per benchmark iteration, median of 3 repetitions interleaved at random;
@@ -441,7 +441,7 @@ def missed_targets(measured_targets: List[Target]) -> List[str]:
 def nop5_section(nop5: Optional[dict]) -> List[str]:
     """bench/nop5/nop5_hit_cost.py's figures: the 1-byte nop against the USDT_X86_NOP5 opt-in."""
     lines = ["## The 5-byte nop opt-in (x86-64, `USDT_X86_NOP5`)", "",
-             "Measured by bench/nop5/nop5_hit_cost.py (GCC, -O2); what the opt-in is: docs/reference.md.", ""]
+             "Measured by bench/nop5/nop5_hit_cost.py (GCC, -O2); what the opt-in is: docs/api.md.", ""]
     if nop5 is None:
         return lines + ["Not measured.", ""]
     disabled, enabled = nop5["disabled"], nop5.get("enabled")
