@@ -717,13 +717,12 @@ class string_argument {
        records nullptr, which nobody reads. A C string of a probe with a semaphore is touched
        while traced (see _usdt_touched_string). */
     _USDT_API_INLINE const char *text(string_buffer &buffer, const volatile unsigned short *semaphore) const {
-        const bool traced = detail::active(semaphore);
         if (prepare_ != nullptr) {
-            return traced ? prepare_(object_, buffer) : nullptr;
+            return detail::active(semaphore) ? prepare_(object_, buffer) : nullptr;
         }
 #if USDT_HAVE_PROBES
-        if (semaphore != nullptr) {
-            return _usdt_touched_string(text_, traced);
+        if (semaphore != nullptr && USDT_SEMAPHORE_ACTIVE(*semaphore)) {
+            _usdt_touch_string(text_);
         }
 #endif
         return text_;
