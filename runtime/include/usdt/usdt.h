@@ -455,8 +455,8 @@ _usdt_touched_string(const char *text, int active) {
  * argument's place (from 0, as tracers number them).
  *
  * A string argument that must be copied (a view, which need not end in a NUL) or formatted
- * (usdt_format()) is costly: it is prepared, into its own buffer, only while a tracer is
- * attached.
+ * (usdt_format()) is costly: it is prepared, into a usdt::string_buffer of the probe
+ * function, only while a tracer is attached.
  */
 namespace usdt {
 namespace detail {
