@@ -199,6 +199,13 @@ class CompileErrorTest(CompilerTestCase):
                         self.assertNotEqual(result.returncode, 0, f"{rejected.call} compiled")
                         self.assertNamesTheArgument(compiler, rejected, result.stderr)
 
+    def test_the_hint_on_int_constants_is_for_integers_only(self):
+        for compiler in self.compilers(OPTIONS.cxx_compiler):
+            with self.subTest(compiler=compiler):
+                result = compile_call(compiler, REJECTED["a std::string for an integer"].call, "c++11")
+                self.assertIn(f"{INTEGER}; convert other values explicitly", result.stderr)
+                self.assertNotIn(BEFORE_CXX20, result.stderr)
+
     def test_constants_that_do_not_fit_and_narrowing_variables_are_rejected_from_cxx20(self):
         for compiler in self.compilers(OPTIONS.cxx_compiler):
             for case, (call, message) in REJECTED_FROM_CXX20.items():

@@ -638,17 +638,20 @@ class integer_argument {
     }
 #endif
 
-    template <typename T, detail::when<!detail::fits<T, Declared>::value && !detail::constant_checked<T>::value> = 0>
+    /* Before C++20, an integer wider than the declared type, constant or not. */
+    template <typename T, detail::when<!detail::fits<T, Declared>::value && detail::is_integer<T>::value
+                                       && !detail::constant_checked<T>::value> = 0>
     integer_argument(const T &) noexcept : value() {
-#if __cplusplus >= 202002L
-        static_assert(detail::always_false<T>::value,
-                      "usdt: an integer argument takes an integer or enum no wider than its declared type, "
-                      "or an integer constant that fits it; convert other values explicitly");
-#else
         static_assert(detail::always_false<T>::value,
                       "usdt: an integer argument takes an integer or enum no wider than its declared type; "
                       "convert other values explicitly (before C++20, int constants too: uint8_t{200})");
-#endif
+    }
+
+    template <typename T, detail::when<!detail::fits<T, Declared>::value && !detail::is_integer<T>::value> = 0>
+    integer_argument(const T &) noexcept : value() {
+        static_assert(detail::always_false<T>::value,
+                      "usdt: an integer argument takes an integer or enum no wider than its declared type; "
+                      "convert other values explicitly");
     }
 
     Declared value;
