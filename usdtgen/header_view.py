@@ -144,6 +144,5 @@ def cxx_operands(probe: Probe) -> str:
 
 
 FILTERS = {function.__name__: function for function in (
-    spec, slot_member, argument_spec, enabled_expression, site_semaphore, site_clobbers,
-    site_description, macro_parameters, macro_operands, cxx_parameter_type, cxx_parameters, cxx_semaphore_address,
-    cxx_string_buffer, cxx_string_arguments, cxx_operands)}
+    argument_spec, enabled_expression, site_semaphore, site_clobbers, site_description, macro_parameters,
+    macro_operands, cxx_parameters, cxx_string_buffer, cxx_string_arguments, cxx_operands)}

@@ -6,6 +6,7 @@ arguments. Each public function is a Jinja filter of the template. SystemTap han
 from .model import Argument, Probe
 from .types import Kind
 
+
 def _systemtap_format(argument: Argument) -> str:
     """In a SystemTap printf format; user_string_quoted() adds the quotes."""
     return {

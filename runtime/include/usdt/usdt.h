@@ -324,19 +324,18 @@ _usdt_touched_string(const char *text, int active) {
     }
     return text;
 }
-#define USDT_STRING_VALUE(semaphore, value) \
-    USDT_VALUE(address, _usdt_touched_string(value, USDT_SEMAPHORE_ACTIVE(semaphore)))
 /* An argument of a probe macro, converted to its declared type first; the C++ API passes
-   values that are of it already. */
+   values that are of it already, and its string_argument::text() touches strings itself. */
 #define USDT_ARG(member, type, value) USDT_VALUE(member, _USDT_CONVERTED(type, value))
-#define USDT_STRING_ARG(semaphore, type, value) USDT_STRING_VALUE(semaphore, _USDT_CONVERTED(type, value))
+#define USDT_STRING_ARG(semaphore, type, value) \
+    USDT_VALUE(address, _usdt_touched_string(_USDT_CONVERTED(type, value), USDT_SEMAPHORE_ACTIVE(semaphore)))
 
 /*
  * The probe site: the nop and its notes. `semaphore` is the semaphore variable's name as a
  * string literal and `semaphore_operand` the variable as an operand, `"m"(name)`, or, for a
  * probe without one, "0" and `"i"(0)`; `spec` refers to the operands as %0, %1...;
  * `operands` is a parenthesized, possibly empty, sequence of USDT_ARG() and
- * USDT_STRING_ARG() (USDT_VALUE() and USDT_STRING_VALUE() in the C++ API); `clobbers` is USDT_NO_CLOBBERS, or
+ * USDT_STRING_ARG() (USDT_VALUE() in the C++ API); `clobbers` is USDT_NO_CLOBBERS, or
  * USDT_MEMORY_CLOBBERS for a probe with string or pointer arguments (parenthesized too: an
  * empty macro argument draws C++98-compatibility warnings in the caller's code);
  * `description` is the `.note.usdt` strings after provider and name, as parenthesized
@@ -418,7 +417,6 @@ _usdt_touched_string(const char *text, int active) {
 #define USDT_SEMAPHORE_ACTIVE(name) 0
 #define USDT_ALWAYS_ACTIVE 0
 #define USDT_VALUE(member, value) (void)(value);
-#define USDT_STRING_VALUE(semaphore, value) USDT_VALUE(address, value)
 #define USDT_ARG(member, type, value) (void)_USDT_CONVERTED(type, value);
 #define USDT_STRING_ARG(semaphore, type, value) USDT_ARG(address, type, value)
 #define USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, clobbers, description) \
