@@ -3,7 +3,6 @@
  * in a NUL) and user types formatted through usdt_format(). Both are prepared only while the
  * probe is enabled; here the test raises the semaphore itself, as gdb does.
  */
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "runtime_probes.h"

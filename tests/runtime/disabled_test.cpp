@@ -3,7 +3,6 @@
  * vanish (no notes in this program), every _ENABLED() is false, and arguments are still
  * evaluated exactly once.
  */
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #define USDT_DISABLE

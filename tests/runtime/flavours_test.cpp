@@ -3,7 +3,6 @@
  * traced: what is evaluated, and when.
  * Built twice: as it is, and with USDT_DISABLE (where nothing is ever enabled).
  */
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <map>

@@ -2,7 +2,6 @@
  * USDT_NO_CXX_API in a C++ translation unit: the macros work as in C, and the typed API,
  * whose templates cost compile time, is not declared at all.
  */
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #define USDT_NO_CXX_API

@@ -3,7 +3,6 @@
  * with probes on x86-64 Linux and no tracer attached: semaphores, exactly-once argument
  * evaluation, macro hygiene, the C++ API's types, and the program's own .note.stapsdt.
  */
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "runtime_probes.h"
