@@ -50,8 +50,10 @@ class PreprocessorFailed(Exception):
 def restore_columns(tokens: Iterator[Token]) -> Iterator[Token]:
     """Moves each token to its column in the original file, where it can be found there.
 
-    Tokens are searched left to right in their original line; a token that a macro
-    expansion produced is not found and keeps the preprocessor's column.
+    A token is where the preprocessor put it when the original line has it there (GCC and
+    Clang keep the columns of lines no macro changed); otherwise it is searched left to right
+    in its original line. A token that a macro expansion produced is not found and keeps the
+    preprocessor's column.
     """
     lines: Dict[str, List[str]] = {}
     searched_up_to: Dict[Tuple[str, int], int] = {}
@@ -63,16 +65,35 @@ def restore_columns(tokens: Iterator[Token]) -> Iterator[Token]:
         if not token.text or not 0 < location.line <= len(original):
             yield token
             continue
+        line = original[location.line - 1]
         key = (location.path, location.line)
-        found = _find(original[location.line - 1], token.text, searched_up_to.get(key, 0), token.kind == IDENTIFIER)
+        start = searched_up_to.get(key, 0)
+        whole_word = token.kind == IDENTIFIER
+        column = location.column - 1
+        if column >= start and _is_at(line, token.text, column, whole_word):
+            found = column
+        else:
+            found = _find(line, token.text, start, whole_word)
         if found < 0:
             yield token
             continue
         searched_up_to[key] = found + len(token.text)
-        yield Token(token.kind, token.text, SourceLocation(location.path, location.line, found + 1))
+        # Most tokens are already in place: a new token for each would be most of the work.
+        yield token if found == column else Token(token.kind, token.text,
+                                                  SourceLocation(location.path, location.line, found + 1))
 
 
 _WORD_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _is_at(line: str, text: str, position: int, whole_word: bool) -> bool:
+    """Whether `text` is in `line` at `position`, as a whole word if asked."""
+    return line.startswith(text, position) and not (whole_word and _inside_a_word(line, text, position))
+
+
+def _inside_a_word(line: str, text: str, position: int) -> bool:
+    end = position + len(text)
+    return (position > 0 and line[position - 1] in _WORD_CHARACTERS) or line[end:end + 1] in _WORD_CHARACTERS
 
 
 def _find(line: str, text: str, start: int, whole_word: bool) -> int:
@@ -80,9 +101,7 @@ def _find(line: str, text: str, start: int, whole_word: bool) -> int:
     (str.find, not a regular expression per token: compiling a pattern costs far more than the
     search, and a preprocessed file has a search per token.)"""
     position = line.find(text, start)
-    while whole_word and position >= 0 and (
-            (position > 0 and line[position - 1] in _WORD_CHARACTERS)
-            or line[position + len(text):position + len(text) + 1] in _WORD_CHARACTERS):
+    while whole_word and position >= 0 and _inside_a_word(line, text, position):
         position = line.find(text, position + 1)
     return position
 
