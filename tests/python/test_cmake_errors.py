@@ -158,12 +158,28 @@ class BuildErrorTest(CMakeProjectTestCase):
 
 
 class ConfigureErrorTest(CMakeProjectTestCase):
+    """Each misuse configures the same build directory again, from a fresh copy of the project:
+    what a misuse reports comes from the CMakeLists.txt and the module, run afresh on every
+    configure, while the compiler detection and the assembler check, cached after the first,
+    would only repeat what the fresh configures of the other tests check."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.shared_directory = Path(tempfile.mkdtemp(prefix="usdt-cmake-"))
+        cls.addClassCleanup(shutil.rmtree, cls.shared_directory)
+
+    def setUp(self):
+        self.directory = self.shared_directory
+        self.source = self.directory / "source"
+        self.build_directory = self.directory / "build"
+        shutil.rmtree(self.source, ignore_errors=True)
+        shutil.copytree(PROJECT, self.source)
+
     def assertConfigureFails(self, call, expected, *definitions):
-        """Configuring with USDT_TEST_CALL=`call` (if not None) and `definitions` fails with a
+        """Configuring with USDT_TEST_CALL=`call` (none if None) and `definitions` fails with a
         message matching regex `expected`."""
         self.write_provider(GOOD)
-        if call is not None:
-            definitions += (f"-DUSDT_TEST_CALL={call}",)
+        definitions += (f"-DUSDT_TEST_CALL={call}",) if call is not None else ("-UUSDT_TEST_CALL",)
         output = self.assertFailed(self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}", *definitions))
         # CMake prints `CMake Error at FILE:LINE (message):` then the message, indented and wrapped.
         message = re.search(r"CMake Error at [^\n]*\(message\):\n(.*?)\n\n", output, re.DOTALL)
