@@ -3,11 +3,10 @@
 Success is silent and deterministic; every error is one `file:line:col: error:` line on stderr,
 exit status 1, no traceback, and no output file left behind (stale ones included).
 
-Most cases call the command line's main() in this process, with its working directory, file
-descriptors 1 and 2 (so a preprocessor's output too) and exit status captured as a process's
-would be, and any exception shown as the traceback Python would print. The cases that depend
-on a process of their own run `python3 -m usdtgen`: success and an error through the entry
-point, and byte-identical output across runs, which needs a new hash seed per run.
+Most cases call the command line's main() in this process (tests/support/in_process.py: its
+file descriptors 1 and 2, exit status and any traceback observed as a subprocess's). The cases
+that depend on a process of their own run `python3 -m usdtgen`: success and an error through
+the entry point, and byte-identical output across runs, which needs a new hash seed per run.
 """
 
 import os
@@ -16,10 +15,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 import unittest
 from pathlib import Path
 
+import in_process
 import usdt_testing
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -41,43 +40,6 @@ FLOAT_REASON = ("floating-point arguments are not supported: gdb and libbpf reje
 
 # Any compiler diagnostic or generator error line: `file:line:col: [fatal ]error: ...`.
 ERROR_LINE = re.compile(r"^[^:\n]+:\d+:\d+: (?:fatal )?error: ", re.MULTILINE)
-
-
-def run_in_process(argv, cwd):
-    """cli.main(argv) run in `cwd`, as `python3 -m usdtgen` would: what reaches file descriptors
-    1 and 2 (the preprocessor's own output included), the exit status (SystemExit's too), and an
-    uncaught exception as its traceback on stderr with status 1."""
-    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        saved = os.dup(1), os.dup(2)
-        directory = os.getcwd()
-        os.dup2(stdout.fileno(), 1)
-        os.dup2(stderr.fileno(), 2)
-        try:
-            os.chdir(cwd)
-            try:
-                status = cli.main(argv)
-            except SystemExit as exit:
-                status = exit.code if isinstance(exit.code, int) else 0 if exit.code is None else 1
-                if not isinstance(exit.code, (int, type(None))):
-                    print(exit.code, file=sys.stderr)
-            except Exception:   # noqa: BLE001  (shown as the interpreter would, for the assertions)
-                traceback.print_exc()
-                status = 1
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.chdir(directory)
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            os.close(saved[0])
-            os.close(saved[1])
-        outputs = []
-        for captured in (stdout, stderr):
-            captured.seek(0)
-            outputs.append(captured.read().decode("utf-8", "replace"))
-    return subprocess.CompletedProcess(["usdtgen", *argv], status, *outputs)
 
 
 class CliTestCase(unittest.TestCase):
@@ -103,7 +65,7 @@ class CliTestCase(unittest.TestCase):
             return subprocess.run([sys.executable, "-m", "usdtgen", *map(str, arguments)],
                                   cwd=cwd or self.directory, env=environment,
                                   capture_output=True, text=True, check=False)
-        return run_in_process([str(argument) for argument in arguments], cwd or self.directory)
+        return in_process.run(cli.main, arguments, cwd or self.directory)
 
     def generate(self, input_name="probes.d", *options, output="out", cwd=None, command_line=False):
         """Runs with --header/--bpftrace under `output`; returns (result, {kind: bytes or None})."""
