@@ -157,11 +157,13 @@ class BuildErrorTest(CMakeProjectTestCase):
         self.assertIn(GENERATING, self.assertSucceeded(self.build()))
 
 
-class ConfigureErrorTest(CMakeProjectTestCase):
-    """Each misuse configures the same build directory again, from a fresh copy of the project:
-    what a misuse reports comes from the CMakeLists.txt and the module, run afresh on every
-    configure, while the compiler detection and the assembler check, cached after the first,
-    would only repeat what the fresh configures of the other tests check."""
+class SharedBuildTestCase(CMakeProjectTestCase):
+    """The cases of a class configure the same build directory again, each from a fresh copy of
+    the project in the same place, with the outputs of usdt_add_provider removed: what a case
+    checks comes from the CMakeLists.txt and the module, run afresh on every configure, and from
+    the generator's rules, run again for the new copy; the compiler detection and the assembler
+    check, cached after the first case, would only repeat what the fresh configures of
+    BuildErrorTest, UserDirectoriesTest and AssemblerFloorTest check."""
 
     @classmethod
     def setUpClass(cls):
@@ -172,8 +174,14 @@ class ConfigureErrorTest(CMakeProjectTestCase):
         self.directory = self.shared_directory
         self.source = self.directory / "source"
         self.build_directory = self.directory / "build"
+        self.header = self.build_directory / "app.usdt" / "probes.h"
         shutil.rmtree(self.source, ignore_errors=True)
         shutil.copytree(PROJECT, self.source)
+        for outputs in self.build_directory.glob("**/*.usdt"):
+            shutil.rmtree(outputs)
+
+
+class ConfigureErrorTest(SharedBuildTestCase):
 
     def assertConfigureFails(self, call, expected, *definitions):
         """Configuring with USDT_TEST_CALL=`call` (none if None) and `definitions` fails with a
@@ -254,7 +262,7 @@ class ConfigureErrorTest(CMakeProjectTestCase):
             "-DUSDT_PYTHON_EXECUTABLE=/bin/false")
 
 
-class CallTest(CMakeProjectTestCase):
+class CallTest(SharedBuildTestCase):
     """Calls that must work: preprocessor options on any .d file, calls from another directory."""
 
     def build_and_run(self, call):
