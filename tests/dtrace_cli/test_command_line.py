@@ -4,19 +4,24 @@ Each form a Makefile uses works and prints nothing; options that do not apply ar
 and ignored; usage errors are one `usdt-dtrace: error:` line and the usage, exit 2;
 provider-file and compiler errors exit 1; never a traceback, and a failed run leaves no
 output file behind, neither a partial one nor a stale one from an earlier run.
+
+Cases about what usdt-dtrace makes of its arguments and environment call usdtgen.dtrace.main()
+in this process (tests/support/in_process.py); the cases marked `command=True` run the
+command as a Makefile does, through its launcher: a header, an object and an error through
+it, --help and --version, reproducible outputs across processes, and the launcher's own
+check for Jinja2.
 """
 
 import os
 import re
-import subprocess
-import sys
 import unittest
 
 import dtrace_support as support
 from dtrace_support import files_in, usdt_dtrace
 import elf_notes
+import in_process
 import usdt_testing
-from usdtgen import VERSION
+from usdtgen import VERSION, cli, dtrace
 
 PROVIDERS = """\
 provider myapp {
@@ -46,8 +51,11 @@ class CommandLineTestCase(unittest.TestCase):
         self.directory = support.work_directory(self.id().rpartition(".")[2])
         (self.directory / "probes.d").write_text(PROVIDERS)
 
-    def usdt_dtrace(self, *arguments, environment=None, cwd=None):
-        return usdt_dtrace(arguments, cwd or self.directory, environment=environment)
+    def usdt_dtrace(self, *arguments, environment=None, cwd=None, command=False):
+        """usdt-dtrace `arguments`: main() in this process, or with `command`, the command itself."""
+        if command:
+            return usdt_dtrace(arguments, cwd or self.directory, environment=environment)
+        return in_process.run(dtrace.main, arguments, cwd or self.directory, environment)
 
     def assert_succeeds(self, result):
         self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
@@ -60,11 +68,10 @@ class CommandLineTestCase(unittest.TestCase):
         self.assertNotIn("Traceback", result.stderr)
 
     def generator_header(self, provider_file="probes.d", *options):
-        """The header `python3 -m usdtgen` writes for the same file."""
+        """The header usdtgen's command line writes for the same file."""
         header = self.directory / "usdtgen" / "probes.h"
-        environment = dict(os.environ, PYTHONPATH=str(support.OPTIONS.source_dir), PYTHONDONTWRITEBYTECODE="1")
-        subprocess.run([sys.executable, "-m", "usdtgen", provider_file, "--header", header, *options],
-                       cwd=self.directory, env=environment, check=True)
+        result = in_process.run(cli.main, [provider_file, "--header", header, *options], self.directory)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
         return header.read_bytes()
 
 
@@ -72,12 +79,12 @@ class InvocationTest(CommandLineTestCase):
     def test_header_is_the_generators_and_named_after_the_provider_file_by_default(self):
         (self.directory / "src").mkdir()
         (self.directory / "probes.d").rename(self.directory / "src" / "probes.d")
-        self.assert_succeeds(self.usdt_dtrace("-h", "-s", "src/probes.d"))
+        self.assert_succeeds(self.usdt_dtrace("-h", "-s", "src/probes.d", command=True))
         self.assertEqual((self.directory / "probes.h").read_bytes(), self.generator_header("src/probes.d"))
         self.assertEqual(files_in(self.directory), ["probes.h", "src/probes.d", "usdtgen/probes.h"])
 
     def test_object_defines_the_semaphores_and_stapsdt_base_and_is_named_after_the_provider_file(self):
-        self.assert_succeeds(self.usdt_dtrace("-G", "-s", "probes.d"))
+        self.assert_succeeds(self.usdt_dtrace("-G", "-s", "probes.d", command=True))
         self.assertEqual(files_in(self.directory), ["probes.d", "probes.o"])
         symbols = dict(elf_notes.symbols(str(self.directory / "probes.o")))
         self.assertIn("myapp_request__start_semaphore", symbols)
@@ -118,19 +125,19 @@ class InvocationTest(CommandLineTestCase):
 
     def test_outputs_are_reproducible(self):
         for run in ("first", "second"):
-            self.assert_succeeds(self.usdt_dtrace("-h", "-s", "probes.d", "-o", f"{run}/probes.h"))
+            self.assert_succeeds(self.usdt_dtrace("-h", "-s", "probes.d", "-o", f"{run}/probes.h", command=True))
             # With debug information too, which would name a temporary source file.
             self.assert_succeeds(self.usdt_dtrace("-G", "-s", "probes.d", "-o", f"{run}/probes.o",
-                                                  environment={"CFLAGS": "-g"}))
+                                                  environment={"CFLAGS": "-g"}, command=True))
         for name in ("probes.h", "probes.o"):
             self.assertEqual((self.directory / "first" / name).read_bytes(),
                              (self.directory / "second" / name).read_bytes(), name)
 
     def test_help_and_version(self):
-        result = self.usdt_dtrace("--help")
+        result = self.usdt_dtrace("--help", command=True)
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertTrue(result.stdout.startswith(USAGE_LINE), result.stdout)
-        result = self.usdt_dtrace("--version")
+        result = self.usdt_dtrace("--version", command=True)
         self.assertEqual((result.returncode, result.stdout, result.stderr), (0, f"usdt-dtrace (usdt) {VERSION}\n", ""))
 
 
@@ -201,7 +208,7 @@ class FailureTest(CommandLineTestCase):
         for mode, output in (("-h", "probes.h"), ("-G", "probes.o")):
             with self.subTest(mode):
                 (self.directory / output).write_text("stale, from an earlier run\n")
-                result = self.usdt_dtrace(mode, "-s", "probes.d")
+                result = self.usdt_dtrace(mode, "-s", "probes.d", command=True)
                 self.assert_fails(result, 1, "probes.d:2:16: error: argument type 'float'")
                 self.assertEqual(len(ERROR_LINE.findall(result.stderr)), 1, result.stderr)
                 self.assertEqual(files_in(self.directory), ["probes.d"])
@@ -242,7 +249,7 @@ class FailureTest(CommandLineTestCase):
         fake = self.directory / "fake-modules"
         fake.mkdir()
         (fake / "jinja2.py").write_text('raise ModuleNotFoundError("No module named \'jinja2\'", name="jinja2")\n')
-        result = self.usdt_dtrace("-h", "-s", "probes.d", environment={"PYTHONPATH": str(fake)})
+        result = self.usdt_dtrace("-h", "-s", "probes.d", environment={"PYTHONPATH": str(fake)}, command=True)
         self.assert_fails(result, 1, "cannot import jinja2 (Debian/Ubuntu: apt-get install python3-jinja2)")
         self.assertEqual(files_in(self.directory), ["fake-modules/jinja2.py", "probes.d"])
 

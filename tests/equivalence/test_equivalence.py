@@ -7,6 +7,8 @@ three times, each as C and as C++:
 - with the same two commands run by usdt-dtrace instead, the drop-in;
 - with usdt's generator (usdtgen --header), as usdt_add_provider does.
 
+Each header and object is generated once per provider file and used by both programs.
+
 All must record the same probes, one note per probe with the same number of arguments and
 each argument's size and sign, and a semaphore per probe, named as `dtrace -h` names it and
 placed in `.probes`. The specs are also written out below, so that every build going wrong
@@ -141,19 +143,29 @@ def compiler(language: Language) -> str:
     return SETUP.cxx if language.cxx else SETUP.cc
 
 
+def generated_with_dtrace(dtrace: str, stem: str) -> Path:
+    """`dtrace -C -h` for the header, `dtrace -C -G` for the semaphores' object, as a Makefile
+    written for systemtap runs them: once per provider file, for the C and the C++ program."""
+    directory = SETUP.work_dir / stem / Path(dtrace).name
+    if not directory.is_dir():
+        directory.mkdir(parents=True)
+        provider_file = PROBES / f"{stem}.d"
+        # systemtap's dtrace writes its temporary files into the current directory.
+        run([dtrace, "-C", f"-I{PROBES}", "-h", "-s", provider_file, "-o", f"{stem}.h"], directory)
+        run([dtrace, "-C", f"-I{PROBES}", "-G", "-s", provider_file, "-o", f"{stem}-probes.o"], directory,
+            {"CC": SETUP.cc})
+    return directory
+
+
 def build_with_dtrace(dtrace: str, stem: str, language: Language, flags: Sequence[str] = ()) -> Path:
-    """`dtrace -C -h` for the header, `dtrace -C -G` for the semaphores' object, as a
-    Makefile written for systemtap runs them; `flags` for compiling the program."""
+    """The program compiled against dtrace's header and linked with its object; `flags` for
+    compiling the program."""
+    generated = generated_with_dtrace(dtrace, stem)
     directory = SETUP.work_dir / stem / language.name / Path(dtrace).name
     directory.mkdir(parents=True)
-    provider_file = PROBES / f"{stem}.d"
-    # systemtap's dtrace writes its temporary files into the current directory.
-    run([dtrace, "-C", f"-I{PROBES}", "-h", "-s", provider_file, "-o", f"{stem}.h"], directory)
-    run([dtrace, "-C", f"-I{PROBES}", "-G", "-s", provider_file, "-o", f"{stem}-probes.o"], directory,
-        {"CC": SETUP.cc})
-    run([compiler(language), *language.flags, "-O2", *flags, f"-I{directory}", f"-I{PROBES}",
+    run([compiler(language), *language.flags, "-O2", *flags, f"-I{generated}", f"-I{PROBES}",
          "-c", PROGRAMS / f"{stem}.c", "-o", "program.o"], directory)
-    run([compiler(language), "program.o", f"{stem}-probes.o", "-o", "program"], directory)
+    run([compiler(language), "program.o", generated / f"{stem}-probes.o", "-o", "program"], directory)
     return directory / "program"
 
 
@@ -168,12 +180,16 @@ def build_with_usdt_dtrace(stem: str, language: Language) -> Path:
 
 
 def build_with_usdt(stem: str, language: Language) -> Path:
-    """The generator's header, as usdt_add_provider generates it: nothing else to compile or link."""
+    """The generator's header, as usdt_add_provider generates it (once per provider file):
+    nothing else to compile or link."""
+    generated = SETUP.work_dir / stem / "usdt"
+    if not generated.is_dir():
+        generated.mkdir(parents=True)
+        run([sys.executable, "-m", "usdtgen", PROBES / f"{stem}.d", "--header", f"{stem}.h",
+             f"--cc={SETUP.cc}", f"-I{PROBES}"], generated)
     directory = SETUP.work_dir / stem / language.name / "usdt"
     directory.mkdir(parents=True)
-    run([sys.executable, "-m", "usdtgen", PROBES / f"{stem}.d", "--header", f"{stem}.h",
-         f"--cc={SETUP.cc}", f"-I{PROBES}"], directory)
-    run([compiler(language), *language.flags, "-O2", *WARNINGS, f"-I{directory}", f"-I{PROBES}",
+    run([compiler(language), *language.flags, "-O2", *WARNINGS, f"-I{generated}", f"-I{PROBES}",
          "-c", PROGRAMS / f"{stem}.c", "-o", "program.o"], directory)
     run([compiler(language), "program.o", "-o", "program"], directory)
     return directory / "program"

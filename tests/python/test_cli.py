@@ -1,7 +1,12 @@
-"""CLI tests: `python3 -m usdtgen` run as a subprocess on inline fixture files in a temporary directory.
+"""CLI tests: usdtgen's command line on inline fixture files in a temporary directory.
 
 Success is silent and deterministic; every error is one `file:line:col: error:` line on stderr,
 exit status 1, no traceback, and no output file left behind (stale ones included).
+
+Most cases call the command line's main() in this process (tests/support/in_process.py: its
+file descriptors 1 and 2, exit status and any traceback observed as a subprocess's). The cases
+that depend on a process of their own run `python3 -m usdtgen`: success and an error through
+the entry point, and byte-identical output across runs, which needs a new hash seed per run.
 """
 
 import os
@@ -13,9 +18,14 @@ import tempfile
 import unittest
 from pathlib import Path
 
+import in_process
 import usdt_testing
 
 REPOSITORY = Path(__file__).resolve().parents[2]
+if str(REPOSITORY) not in sys.path:
+    sys.path.insert(0, str(REPOSITORY))
+
+from usdtgen import cli  # noqa: E402  (importable once REPOSITORY is on the path)
 
 PROVIDERS = """\
 provider myapp {
@@ -46,18 +56,23 @@ class CliTestCase(unittest.TestCase):
             path.write_text(content, encoding="utf-8")
         return path
 
-    def usdtgen(self, *arguments, cwd=None):
-        # PYTHONPATH is set here, not inherited, so the test also runs outside CTest.
-        environment = dict(os.environ, PYTHONPATH=str(REPOSITORY), PYTHONDONTWRITEBYTECODE="1")
-        return subprocess.run([sys.executable, "-m", "usdtgen", *map(str, arguments)],
-                              cwd=cwd or self.directory, env=environment,
-                              capture_output=True, text=True, check=False)
+    def usdtgen(self, *arguments, cwd=None, command_line=False):
+        """usdtgen with `arguments` in `cwd`: main() in this process, or with `command_line`,
+        `python3 -m usdtgen`. Either way a CompletedProcess with text stdout and stderr."""
+        if command_line:
+            # PYTHONPATH is set here, not inherited, so the test also runs outside CTest.
+            environment = dict(os.environ, PYTHONPATH=str(REPOSITORY), PYTHONDONTWRITEBYTECODE="1")
+            return subprocess.run([sys.executable, "-m", "usdtgen", *map(str, arguments)],
+                                  cwd=cwd or self.directory, env=environment,
+                                  capture_output=True, text=True, check=False)
+        return in_process.run(cli.main, arguments, cwd or self.directory)
 
-    def generate(self, input_name="probes.d", *options, output="out", cwd=None):
+    def generate(self, input_name="probes.d", *options, output="out", cwd=None, command_line=False):
         """Runs with --header/--bpftrace under `output`; returns (result, {kind: bytes or None})."""
         header = self.directory / output / "probes.h"
         script = self.directory / output / "probes.bt"
-        result = self.usdtgen(input_name, "--header", header, "--bpftrace", script, *options, cwd=cwd)
+        result = self.usdtgen(input_name, "--header", header, "--bpftrace", script, *options, cwd=cwd,
+                              command_line=command_line)
         contents = {kind: path.read_bytes() if path.exists() else None
                     for kind, path in (("header", header), ("bpftrace", script))}
         return result, contents
@@ -66,11 +81,11 @@ class CliTestCase(unittest.TestCase):
         self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
         self.assertNotIn(None, contents.values())
 
-    def assertFailedWith(self, expected_stderr, input_name="probes.d", *options):
+    def assertFailedWith(self, expected_stderr, input_name="probes.d", *options, command_line=False):
         """Runs over stale outputs; expects exit 1, exactly `expected_stderr` and no outputs left."""
         self.write("out/probes.h", "/* stale */\n")
         self.write("out/probes.bt", "/* stale */\n")
-        result, contents = self.generate(input_name, *options)
+        result, contents = self.generate(input_name, *options, command_line=command_line)
         self.assertEqual(result.stderr, expected_stderr)
         self.assertEqual(len(ERROR_LINE.findall(result.stderr)), 1)
         self.assertNotIn("Traceback", result.stderr)
@@ -81,7 +96,7 @@ class CliTestCase(unittest.TestCase):
 class SuccessTest(CliTestCase):
     def test_success_prints_nothing_and_writes_both_outputs(self):
         self.write("probes.d", PROVIDERS)
-        result, contents = self.generate(output="new/directory")
+        result, contents = self.generate(output="new/directory", command_line=True)
         self.assertSucceeded(result, contents)
         self.assertIn(b'"myapp", "request__start"', contents["header"])
         self.assertIn(b"USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["header"])
@@ -103,8 +118,8 @@ class SuccessTest(CliTestCase):
 
     def test_output_is_byte_identical_across_runs(self):
         self.write("probes.d", PROVIDERS)
-        first = self.generate(output="first")
-        second = self.generate(output="second")
+        first = self.generate(output="first", command_line=True)
+        second = self.generate(output="second", command_line=True)
         self.assertSucceeded(*first)
         self.assertEqual(first[1], second[1])
 
@@ -259,7 +274,7 @@ class PreprocessorTest(CliTestCase):
     def test_missing_include(self):
         self.write("out/probes.h", "/* stale */\n")
         self.write("probes.d", '#include "missing.h"\nprovider p { probe x(); };\n')
-        result, contents = self.generate()
+        result, contents = self.generate(command_line=True)
         # The preprocessor's own diagnostic, passed through (gcc and clang word it differently).
         self.assertRegex(result.stderr, r"(?m)^probes\.d:1:10: fatal error: .*missing\.h")
         self.assertEqual(len(ERROR_LINE.findall(result.stderr)), 1)
@@ -286,7 +301,7 @@ class InputErrorTest(CliTestCase):
     def test_syntax_error(self):
         self.write("probes.d", "provider myapp {\n    probe start(int a)\n    probe stop();\n};\n")
         self.assertFailedWith("probes.d:3:5: error: expected ';' after the probe declaration, "
-                              "found 'probe'\n")
+                              "found 'probe'\n", command_line=True)
 
     def test_type_error(self):
         self.write("probes.d", "provider myapp {\n    probe start(struct request r);\n};\n")

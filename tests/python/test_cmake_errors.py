@@ -157,13 +157,37 @@ class BuildErrorTest(CMakeProjectTestCase):
         self.assertIn(GENERATING, self.assertSucceeded(self.build()))
 
 
-class ConfigureErrorTest(CMakeProjectTestCase):
+class SharedBuildTestCase(CMakeProjectTestCase):
+    """The cases of a class configure the same build directory again, each from a fresh copy of
+    the project in the same place, with the outputs of usdt_add_provider removed: what a case
+    checks comes from the CMakeLists.txt and the module, run afresh on every configure, and from
+    the generator's rules, run again for the new copy; the compiler detection and the assembler
+    check, cached after the first case, would only repeat what the fresh configures of
+    BuildErrorTest, UserDirectoriesTest and AssemblerFloorTest check."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.shared_directory = Path(tempfile.mkdtemp(prefix="usdt-cmake-"))
+        cls.addClassCleanup(shutil.rmtree, cls.shared_directory)
+
+    def setUp(self):
+        self.directory = self.shared_directory
+        self.source = self.directory / "source"
+        self.build_directory = self.directory / "build"
+        self.header = self.build_directory / "app.usdt" / "probes.h"
+        shutil.rmtree(self.source, ignore_errors=True)
+        shutil.copytree(PROJECT, self.source)
+        for outputs in self.build_directory.glob("**/*.usdt"):
+            shutil.rmtree(outputs)
+
+
+class ConfigureErrorTest(SharedBuildTestCase):
+
     def assertConfigureFails(self, call, expected, *definitions):
-        """Configuring with USDT_TEST_CALL=`call` (if not None) and `definitions` fails with a
+        """Configuring with USDT_TEST_CALL=`call` (none if None) and `definitions` fails with a
         message matching regex `expected`."""
         self.write_provider(GOOD)
-        if call is not None:
-            definitions += (f"-DUSDT_TEST_CALL={call}",)
+        definitions += (f"-DUSDT_TEST_CALL={call}",) if call is not None else ("-UUSDT_TEST_CALL",)
         output = self.assertFailed(self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}", *definitions))
         # CMake prints `CMake Error at FILE:LINE (message):` then the message, indented and wrapped.
         message = re.search(r"CMake Error at [^\n]*\(message\):\n(.*?)\n\n", output, re.DOTALL)
@@ -238,7 +262,7 @@ class ConfigureErrorTest(CMakeProjectTestCase):
             "-DUSDT_PYTHON_EXECUTABLE=/bin/false")
 
 
-class CallTest(CMakeProjectTestCase):
+class CallTest(SharedBuildTestCase):
     """Calls that must work: preprocessor options on any .d file, calls from another directory."""
 
     def build_and_run(self, call):
@@ -347,9 +371,9 @@ class AssemblerFloorTest(CMakeProjectTestCase):
 
     def test_binutils_2_35_is_refused_at_configure_time(self):
         flags = self.fake_assembler(BINUTILS_2_35)
+        # Both in the same build directory: a failed check is not cached, so it fails again.
         for usdt in ("installed", "add_subdirectory"):
             with self.subTest(usdt=usdt):
-                shutil.rmtree(self.build_directory, ignore_errors=True)
                 output = self.assertFailed(self.configure_with(usdt, f"-DCMAKE_C_FLAGS={flags}"))
                 self.assertOneAssemblerError(output, "C compiler", "C")
 

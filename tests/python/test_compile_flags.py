@@ -82,9 +82,12 @@ extern "C" void fire_cxx(box *where, int n) {
 }
 """
 
+# Breakpoints for every program of one gdb session: pending until `file` loads a program with
+# the probes, then set again in each program the session loads and runs after it.
 GDB_SCRIPT = """\
 set pagination off
 set confirm off
+set breakpoint pending on
 break -probe-stap flags:tick
 commands
 silent
@@ -97,8 +100,14 @@ silent
 printf "STORED %d %d\\n", *(int *)$_probe_arg0, $_probe_arg1
 continue
 end
+"""
+# Then, for each program: a marker line that attributes the hits after it, and its run.
+GDB_PROGRAM = """\
+echo {marker}{name}\\n
+file {path}
 run
 """
+GDB_MARKER = "PROGRAM "
 
 # The note's specs, in order: their sizes and signs come from the .d file, the operand is a register.
 EXPECTED_SPEC = re.compile(r"-4@%[a-z0-9]+ 8@%[a-z0-9]+ 8@%[a-z0-9]+ 8@%[a-z0-9]+ 1@%[a-z0-9]+ -2@%[a-z0-9]+")
@@ -142,23 +151,34 @@ class CompileFlagsTest(unittest.TestCase):
         (cls.directory / "flags.d").write_text(PROVIDER, encoding="utf-8")
         (cls.directory / "fire.c").write_text(C_SOURCE, encoding="utf-8")
         (cls.directory / "fire_cxx.cpp").write_text(CXX_SOURCE, encoding="utf-8")
-        (cls.directory / "hits.gdb").write_text(GDB_SCRIPT, encoding="utf-8")
         subprocess.run([sys.executable, "-B", "-m", "usdtgen", "flags.d", "--header", "flags.h"],
                        cwd=cls.directory, check=True)
         builds = [(compiler, name) for compiler in COMPILERS for name in FLAG_SETS]
-        with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-            cls.results = dict(zip(builds, pool.map(lambda build: cls.build_and_trace(*build), builds)))
+        workers = max(2, os.cpu_count() or 2)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            built = dict(zip(builds, pool.map(lambda build: cls.build_and_run(*build), builds)))
+            # One gdb session per worker, each loading and running its share of the programs.
+            programs = [build for build in builds if built[build][0] is None]
+            shares = [programs[index::workers] for index in range(workers)]
+            hits = {}
+            for share_hits in pool.map(cls.trace, [share for share in shares if share]):
+                hits.update(share_hits)
+        cls.results = {build: (*built[build], hits.get(build, [])) for build in builds}
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.directory)
 
     @classmethod
-    def build_and_trace(cls, compiler, flag_set):
-        """(build errors or None, the notes' argument specs, what the program printed, gdb's hit lines)."""
+    def program(cls, compiler, flag_set):
+        return cls.directory / f"{compiler}-{flag_set}"
+
+    @classmethod
+    def build_and_run(cls, compiler, flag_set):
+        """(build errors or None, the notes' argument specs, what the program printed)."""
         c_compiler, cxx_compiler = COMPILERS[compiler]
         compile_flags, link_flags = FLAG_SETS[flag_set]
-        program = cls.directory / f"{compiler}-{flag_set}"
+        program = cls.program(compiler, flag_set)
         commands = [[c_compiler, "-std=c99", "-Wall", "-Wextra", "-Werror", *compile_flags, "-c", "fire.c",
                      "-o", f"{program}.c.o"],
                     [cxx_compiler, "-std=c++11", "-Wall", "-Wextra", "-Werror", *compile_flags, "-c", "fire_cxx.cpp",
@@ -167,15 +187,32 @@ class CompileFlagsTest(unittest.TestCase):
         for command in commands:
             built = subprocess.run(command, cwd=cls.directory, capture_output=True, text=True, check=False)
             if built.returncode != 0:
-                return f"{' '.join(command)}\n{built.stderr}", [], "", []
+                return f"{' '.join(command)}\n{built.stderr}", [], ""
         notes = subprocess.run(["readelf", "-n", str(program)], capture_output=True, text=True, check=True).stdout
         specs = re.findall(r"Arguments: (.*)", notes)
         plain = subprocess.run([str(program)], capture_output=True, text=True, check=False)
+        return None, specs, plain.stdout + plain.stderr
+
+    @classmethod
+    def trace(cls, builds):
+        """{build: gdb's hit lines} from one gdb session running each build's program in turn."""
+        name = "-".join(builds[0])
+        script = cls.directory / f"hits-{name}.gdb"
+        script.write_text(GDB_SCRIPT + "".join(
+            GDB_PROGRAM.format(marker=GDB_MARKER, name="-".join(build), path=cls.program(*build)) for build in builds),
+            encoding="utf-8")
         environment = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
-        traced = subprocess.run(["gdb", "-nx", "-batch", "-x", str(cls.directory / "hits.gdb"), "--args", str(program)],
+        traced = subprocess.run(["gdb", "-nx", "-batch", "-x", str(script)],
                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False, env=environment)
-        hits = [line for line in traced.stdout.splitlines() if line.startswith(("HIT", "STORED"))]
-        return None, specs, plain.stdout + plain.stderr, hits
+        hits, current = {}, None
+        names = {"-".join(build): build for build in builds}
+        for line in traced.stdout.splitlines():
+            if line.startswith(GDB_MARKER):
+                current = names[line[len(GDB_MARKER):]]
+                hits[current] = []
+            elif line.startswith(("HIT", "STORED")) and current is not None:
+                hits[current].append(line)
+        return hits
 
     def test_every_flag_set_builds_with_readable_notes_and_values(self):
         if shutil.which("gdb") is None:

@@ -5,14 +5,18 @@ that fits the declared type is accepted, one that does not fit and a variable th
 narrow are not. In C, the macros diagnose an argument of the wrong kind (a string for an
 integer, an integer for a string) as a call to a function with a prototype does, probes
 compiled in or not, and take every argument a function would, narrowing included, without a
-warning. Each case is a one-line call compiled against the header generated from
-runtime_probes.d.
+warning. Each case is a one-line call in a function of its own, compiled against the header
+generated from runtime_probes.d. The cases of one compiler and standard share one translation
+unit: the compiler reports every error, and each diagnostic is attributed to the case whose call
+line it names, so each case still shows its own message at its own line and column.
 
 Usage (CTest passes these): test_compile_errors.py --header-dir DIR --include-dir DIR
     --cxx-compiler CXX [--cxx-compiler CXX...] --c-compiler CC [--c-compiler CC...]
 """
 
 import argparse
+import functools
+import re
 import subprocess
 import tempfile
 import unittest
@@ -23,19 +27,22 @@ import usdt_testing
 
 OPTIONS = argparse.Namespace()
 
-PROGRAM = """\
+PROLOGUE = """\
 #include "runtime_probes.h"
 #include <memory>
 #include <string>
-struct Point {{ int x, y; }};
-void call(int number) {{
+struct Point { int x, y; };
+"""
+# One case: its call on the line of `{call}`, which the function's name keeps apart from the others'.
+CASE = """\
+void case_{number}(int number);
+void case_{number}(int number) {{
     std::string text; std::unique_ptr<int> owned; long long wide = 0; long double real = 0; Point point{{}};
     __extension__ unsigned __int128 huge = 0; (void)text; (void)owned; (void)wide; (void)real; (void)point; (void)huge;
     (void)number;
     {call};
 }}
 """
-CALL_LINE = PROGRAM.splitlines().index("    {call};") + 1
 
 INTEGER = "usdt: an integer argument takes an integer or enum no wider than its declared type"
 BEFORE_CXX20 = "(before C++20, int constants too: uint8_t{200})"
@@ -113,11 +120,13 @@ ACCEPTED_FROM_CXX20 = [
 ]
 
 
-C_PROGRAM = """\
+C_PROLOGUE = """\
 #include <stddef.h>
 #include "runtime_probes.h"
-void call(const char *text, char *buffer, int number, long long wide, unsigned char *bytes);
-void call(const char *text, char *buffer, int number, long long wide, unsigned char *bytes) {{
+"""
+C_CASE = """\
+void case_{number}(const char *text, char *buffer, int number, long long wide, unsigned char *bytes);
+void case_{number}(const char *text, char *buffer, int number, long long wide, unsigned char *bytes) {{
     (void)text; (void)buffer; (void)number; (void)wide; (void)bytes;
     {call};
 }}
@@ -145,26 +154,97 @@ C_ACCEPTED = [
 ]
 
 
-def compile_source(compiler, text, suffix, flags):
+class Batch(NamedTuple):
+    """One compile of several calls: the exit status, the whole stderr, and per case its call
+    line and the diagnostics attributed to it."""
+    returncode: int
+    stderr: str
+    lines: dict
+    diagnostics: dict
+
+
+# The lines that lead into a diagnostic: the include chain, GCC's "In function ..." and
+# "In instantiation of ..." context, and its "required from" chain.
+LEAD_IN = re.compile(r"In file included from |\s+from |[^\s:][^:]*: In |\S+:\d+:\d+:   (required|in )")
+DIAGNOSTIC = re.compile(r"\S+:\d+:\d+: (fatal error|error|warning):")
+SUMMARY = re.compile(r"\d+ (errors?|warnings?)( and \d+ (errors?|warnings?))? generated\.$")
+
+
+def diagnostic_groups(stderr):
+    """stderr split into diagnostics, each with its lead-in lines, notes and source excerpts."""
+    groups, leading_in = [], False
+    for line in stderr.splitlines():
+        if SUMMARY.match(line):
+            continue
+        lead_in = bool(LEAD_IN.match(line))
+        if (lead_in or DIAGNOSTIC.match(line)) and not leading_in:
+            groups.append([])
+        leading_in = lead_in
+        if not groups:
+            groups.append([])
+        groups[-1].append(line)
+    return ["\n".join(group) + "\n" for group in groups]
+
+
+def compile_batch(compiler, prologue, case, calls, suffix, flags):
+    """Compiles the `calls` ({case name: call}) in one translation unit, each in a function of its
+    own, and attributes each diagnostic to the one case whose call line it names; a diagnostic
+    naming no case line, or several, fails the compile as a whole (AssertionError)."""
+    text, lines = prologue, {}
+    for number, (name, call) in enumerate(calls.items()):
+        function = case.format(number=number, call=call)
+        lines[name] = text.count("\n") + function.splitlines().index(f"    {call};") + 1
+        text += function
+    source_name = f"call{suffix}"
     with tempfile.TemporaryDirectory(prefix="usdt-compile-") as directory:
-        source = Path(directory) / f"call{suffix}"
-        source.write_text(text)
-        return subprocess.run(
+        (Path(directory) / source_name).write_text(text)
+        result = subprocess.run(
             [compiler, "-fsyntax-only", "-Wall", "-Wextra", "-Wpedantic", "-Werror", *flags,
-             f"-I{OPTIONS.header_dir}", f"-I{OPTIONS.include_dir}", source.name],
+             *(["-ferror-limit=0"] if is_clang(compiler) else ["-fmax-errors=0"]),
+             f"-I{OPTIONS.header_dir}", f"-I{OPTIONS.include_dir}", source_name],
             capture_output=True, text=True, check=False, cwd=directory)
+    case_of_line = {line: name for name, line in lines.items()}
+    diagnostics = {name: "" for name in calls}
+    for group in diagnostic_groups(result.stderr):
+        named = {case_of_line[int(line)] for line in re.findall(rf"^{re.escape(source_name)}:(\d+):", group, re.M)
+                 if int(line) in case_of_line}
+        if len(named) != 1:
+            raise AssertionError(f"{compiler}: a diagnostic naming {sorted(named) or 'no case'}:\n{group}"
+                                 f"in\n{result.stderr}")
+        diagnostics[named.pop()] += group
+    return Batch(result.returncode, result.stderr, lines, diagnostics)
 
 
-def compile_c_call(compiler, call, *flags):
-    return compile_source(compiler, C_PROGRAM.format(call=call), ".c", ("-std=c99", *flags))
+@functools.lru_cache(maxsize=None)
+def compile_cxx_cases(compiler, standard, names):
+    """The C++ cases `names` (keys of REJECTED... or ACCEPTED calls) in one translation unit."""
+    return compile_batch(compiler, PROLOGUE, CASE, {name: CXX_CALLS[name] for name in names}, ".cpp",
+                         (f"-std={standard}",))
 
 
-def compile_call(compiler, call, standard):
-    return compile_source(compiler, PROGRAM.format(call=call), ".cpp", (f"-std={standard}",))
+@functools.lru_cache(maxsize=None)
+def compile_c_cases(compiler, names, flags):
+    return compile_batch(compiler, C_PROLOGUE, C_CASE, {name: C_CALLS[name] for name in names}, ".c",
+                         ("-std=c99", *flags))
 
 
 def is_clang(compiler):
     return "clang" in Path(compiler).name
+
+
+# Every call by its name: a rejected case's name, an accepted call itself.
+CXX_CALLS = {
+    **{name: case.call for name, case in {**REJECTED, **REJECTED_BEFORE_CXX20}.items()},
+    **{name: call for name, (call, _) in REJECTED_FROM_CXX20.items()},
+    **{call: call for call in ACCEPTED + ACCEPTED_FROM_CXX20},
+}
+C_CALLS = {**{name: call for name, (call, _) in C_REJECTED.items()}, **{call: call for call in C_ACCEPTED}}
+
+# The translation units of rejected calls, by standard.
+REJECTED_IN = {
+    "c++11": tuple(REJECTED) + tuple(REJECTED_BEFORE_CXX20),
+    "c++20": tuple(REJECTED) + tuple(REJECTED_FROM_CXX20),
+}
 
 
 class CompilerTestCase(unittest.TestCase):
@@ -173,56 +253,65 @@ class CompilerTestCase(unittest.TestCase):
             usdt_testing.require_tracer(self, compiler, needs_root=False, package=compiler)
         return compilers
 
+    def assertRejected(self, batch, case):
+        """The case drew an error of its own, and the compile failed."""
+        self.assertNotEqual(batch.returncode, 0, batch.stderr)
+        self.assertRegex(batch.diagnostics[case], r"(?m)^\S+:\d+:\d+: error:",
+                         f"{case} compiled; the translation unit's stderr:\n{batch.stderr}")
+
+    def assertAccepted(self, batch):
+        self.assertEqual(batch.returncode, 0, batch.stderr)
+        self.assertEqual(batch.stderr, "")
+
 
 class CompileErrorTest(CompilerTestCase):
-    def assertNamesTheArgument(self, compiler, case, stderr):
-        """The message, at the user's call line, with the argument's class and index: GCC in its
+    def assertNamesTheArgument(self, compiler, case, line, stderr):
+        """The message, at the case's call line, with the argument's class and index: GCC in its
         "In instantiation of" line, Clang in its note, which points at the argument itself."""
         self.assertIn(case.message, stderr)
         call = f"    {case.call};"
         if is_clang(compiler):
             column = call.index(case.argument) + 1
             declared = f"{case.declared[1]}, " if case.declared else ""
-            self.assertIn(f"call.cpp:{CALL_LINE}:{column}: note: in instantiation of function template "
+            self.assertIn(f"call.cpp:{line}:{column}: note: in instantiation of function template "
                           f"specialization 'usdt::{case.kind}<{declared}{case.index}>::", stderr)
         else:
             declared = f"Declared = {case.declared[0]}; " if case.declared else ""
             self.assertIn(f"{declared}int ArgumentIndex = {case.index}]", stderr)
-            self.assertIn(f"call.cpp:{CALL_LINE}:", stderr)
+            self.assertIn(f"call.cpp:{line}:", stderr)
 
     def test_wrong_arguments_name_the_argument_and_what_it_takes(self):
         for compiler in self.compilers(OPTIONS.cxx_compiler):
             for standard, cases in (("c++11", {**REJECTED, **REJECTED_BEFORE_CXX20}), ("c++20", REJECTED)):
+                batch = compile_cxx_cases(compiler, standard, REJECTED_IN[standard])
                 for case, rejected in cases.items():
                     with self.subTest(compiler=compiler, standard=standard, case=case):
-                        result = compile_call(compiler, rejected.call, standard)
-                        self.assertNotEqual(result.returncode, 0, f"{rejected.call} compiled")
-                        self.assertNamesTheArgument(compiler, rejected, result.stderr)
+                        self.assertRejected(batch, case)
+                        self.assertNamesTheArgument(compiler, rejected, batch.lines[case], batch.diagnostics[case])
 
     def test_the_hint_on_int_constants_is_for_integers_only(self):
+        case = "a std::string for an integer"
         for compiler in self.compilers(OPTIONS.cxx_compiler):
             with self.subTest(compiler=compiler):
-                result = compile_call(compiler, REJECTED["a std::string for an integer"].call, "c++11")
-                self.assertIn(f"{INTEGER}; convert other values explicitly", result.stderr)
-                self.assertNotIn(BEFORE_CXX20, result.stderr)
+                diagnostics = compile_cxx_cases(compiler, "c++11", REJECTED_IN["c++11"]).diagnostics[case]
+                self.assertIn(f"{INTEGER}; convert other values explicitly", diagnostics)
+                self.assertNotIn(BEFORE_CXX20, diagnostics)
 
     def test_constants_that_do_not_fit_and_narrowing_variables_are_rejected_from_cxx20(self):
         for compiler in self.compilers(OPTIONS.cxx_compiler):
-            for case, (call, message) in REJECTED_FROM_CXX20.items():
+            batch = compile_cxx_cases(compiler, "c++20", REJECTED_IN["c++20"])
+            for case, (_, message) in REJECTED_FROM_CXX20.items():
                 with self.subTest(compiler=compiler, case=case):
-                    result = compile_call(compiler, call, "c++20")
-                    self.assertNotEqual(result.returncode, 0, f"{call} compiled")
-                    self.assertIn(message, result.stderr)
-                    self.assertIn(f"call.cpp:{CALL_LINE}:", result.stderr)
+                    self.assertRejected(batch, case)
+                    self.assertIn(message, batch.diagnostics[case])
+                    self.assertIn(f"call.cpp:{batch.lines[case]}:", batch.diagnostics[case])
 
     def test_natural_arguments_compile(self):
         for compiler in self.compilers(OPTIONS.cxx_compiler):
             for standard, calls in (("c++11", ACCEPTED), ("c++17", ACCEPTED), ("c++20", ACCEPTED + ACCEPTED_FROM_CXX20)):
                 with self.subTest(compiler=compiler, standard=standard):
                     # All in one translation unit: a rejected call would say which line.
-                    result = compile_call(compiler, ";\n    ".join(calls), standard)
-                    self.assertEqual(result.returncode, 0, result.stderr)
-                    self.assertEqual(result.stderr, "")
+                    self.assertAccepted(compile_cxx_cases(compiler, standard, tuple(calls)))
 
 
 class CTypeTest(CompilerTestCase):
@@ -230,21 +319,20 @@ class CTypeTest(CompilerTestCase):
 
     def test_arguments_of_the_wrong_kind_are_diagnosed(self):
         for compiler in self.compilers(OPTIONS.c_compiler):
-            for case, (call, diagnostic) in C_REJECTED.items():
-                for flags in self.SETTINGS:
+            for flags in self.SETTINGS:
+                batch = compile_c_cases(compiler, tuple(C_REJECTED), flags)
+                for case, (_, diagnostic) in C_REJECTED.items():
                     with self.subTest(compiler=compiler, case=case, flags=flags):
-                        result = compile_c_call(compiler, call, *flags)
-                        self.assertNotEqual(result.returncode, 0, f"{call} compiled")
+                        self.assertRejected(batch, case)
                         # GCC says [-Werror=int-conversion], Clang [-Werror,-Wint-conversion].
-                        self.assertIn(f"{diagnostic}]", result.stderr)
+                        self.assertIn(f"{diagnostic}]", batch.diagnostics[case])
+                        self.assertIn(f"call.c:{batch.lines[case]}:", batch.diagnostics[case])
 
     def test_what_a_function_takes_compiles_without_a_warning(self):
         for compiler in self.compilers(OPTIONS.c_compiler):
             for flags in self.SETTINGS + (("-Wconversion", "-Wsign-conversion"),):
                 with self.subTest(compiler=compiler, flags=flags):
-                    result = compile_c_call(compiler, ";\n    ".join(C_ACCEPTED), *flags)
-                    self.assertEqual(result.returncode, 0, result.stderr)
-                    self.assertEqual(result.stderr, "")
+                    self.assertAccepted(compile_c_cases(compiler, tuple(C_ACCEPTED), flags))
 
 
 def add_options(parser):
