@@ -5,6 +5,9 @@
    Usage: stress LIBRARY            (the test closes stdin to stop it)
           stress --exec-child       (what the exec'd copy runs)
 
+   For each line read on standard input it prints `progress FORKS EXECS LIBRARY_LOADS`, the
+   rounds done so far, so that the test can wait for work done instead of for time.
+
    Each argument goes through a counting function: an unguarded probe must evaluate its
    arguments exactly once per site reached, a guarded one at most once. At the end it prints
    one `name count` line per counter and exits 0 only if every check held. */
@@ -68,12 +71,12 @@ static int fire_as_child(int generation) {
     return evaluations == CHILD_FIRES ? 0 : 1;
 }
 
-static long forks, execs;
+static atomic_long forks, execs;
 
 static void *fork_and_exec(void *argument) {
     const char *self = argument;
     while (!atomic_load_explicit(&stopping, memory_order_relaxed)) {
-        int exec_this_time = (forks + execs) % 4 == 3;
+        int exec_this_time = (atomic_load(&forks) + atomic_load(&execs)) % 4 == 3;
         pid_t child = fork();
         if (child < 0) {
             fail("fork failed");
@@ -90,12 +93,13 @@ static void *fork_and_exec(void *argument) {
         if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             fail(exec_this_time ? "an exec'd child failed" : "a forked child failed");
         }
-        ++*(exec_this_time ? &execs : &forks);
+        atomic_fetch_add(exec_this_time ? &execs : &forks, 1);
     }
     return NULL;
 }
 
-static long library_loads, library_calls;
+static atomic_long library_loads;
+static long library_calls;
 
 static void *load_and_unload(void *argument) {
     const char *library_path = argument;
@@ -119,7 +123,7 @@ static void *load_and_unload(void *argument) {
             }
             ++library_calls;
         }
-        ++library_loads;
+        atomic_fetch_add(&library_loads, 1);
         if (dlclose(library) != 0) {
             fail("dlclose failed");
         }
@@ -155,8 +159,10 @@ int main(int argc, char **argv) {
     printf("started\n");
     fflush(stdout);
 
-    char buffer[256];
-    while (fread(buffer, 1, sizeof buffer, stdin) > 0) {
+    char line[256];
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        printf("progress %ld %ld %ld\n", atomic_load(&forks), atomic_load(&execs), atomic_load(&library_loads));
+        fflush(stdout);
     }
     atomic_store(&stopping, true);
 
@@ -170,7 +176,8 @@ int main(int argc, char **argv) {
     pthread_join(loading_thread, NULL);
     printf("unguarded %ld\nguarded %ld\nforks %ld\nexecs %ld\nchild %ld\nlibrary_loads %ld\nlibrary_calls %ld\n"
            "failures %ld\n",
-           iterations, guarded, forks, execs, (forks + execs) * CHILD_FIRES, library_loads, library_calls,
+           iterations, guarded, atomic_load(&forks), atomic_load(&execs),
+           (atomic_load(&forks) + atomic_load(&execs)) * CHILD_FIRES, atomic_load(&library_loads), library_calls,
            atomic_load(&failures));
     return atomic_load(&failures) == 0 ? 0 : 1;
 }

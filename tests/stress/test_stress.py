@@ -4,10 +4,15 @@ stress.c fires guarded and unguarded probes from several threads, forks children
 and exit, forks and execs itself, and loads, calls and unloads a library with probes in a
 loop, until its standard input is closed. Without a tracer it must run and stop cleanly with
 every guarded probe disabled. With bpftrace (root) attached and detached ATTACHES times, so
-that semaphores flip while the threads run: each attachment sees the probes of the program
-and of the library, the program exits 0 within a bound (no crash, no hang, every argument
-evaluated as often as its probe fired), and bpftrace never counts more hits than the program
-made.
+that semaphores flip while the threads run: each attachment sees the probes of the program,
+of forked and of exec'd children, and of the library loaded afresh while attached; the
+program exits 0 within a bound (no crash, no hang, every argument evaluated as often as its
+probe fired), and bpftrace never counts more hits than the program made.
+
+Phases last until the program reports (or bpftrace sees) the rounds of work they need, not
+for a time: a sanitizer reports a race between two accesses that happened without ordering,
+however short the run, once each concurrent path has run alongside the others, and every
+round of forking, exec'ing and loading is the same code.
 
 Usage (CTest passes these): test_stress.py --program PATH --library PATH [unittest options]
 """
@@ -25,9 +30,17 @@ from pathlib import Path
 import usdt_testing
 
 ATTACHES = 4
-ATTACHED_SECONDS = 2.0
-DETACHED_SECONDS = 0.5
+# Rounds of work without a tracer (fork rounds: every fourth is an exec), in total...
+UNTRACED_FORKS, UNTRACED_EXECS, UNTRACED_LIBRARY_LOADS = 6, 2, 20
+# ...and between two attachments.
+DETACHED_FORKS_AND_EXECS, DETACHED_LIBRARY_LOADS = 2, 2
+# What one attachment waits to see: the library loaded afresh twice, so that its probe is
+# armed in a mapping made while attached, and children of both kinds.
+ATTACHED_LIBRARY_LOADS = 2
+# Past this bpftrace gives up waiting and the counts it saw are judged.
+ATTACHED_SECONDS_AT_MOST = 20
 TIMEOUT = 60
+PROGRESS = ("forks", "execs", "library_loads")
 COUNTERS = ("unguarded", "guarded", "forks", "execs", "child", "library_loads", "library_calls", "failures")
 
 OPTIONS = argparse.Namespace()
@@ -42,6 +55,29 @@ class StressProgram:
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         test.addCleanup(self._kill)
         test.assertEqual(self.process.stdout.readline(), "started\n")
+
+    def progress(self):
+        """The rounds of forking, exec'ing and loading the library done so far."""
+        self.process.stdin.write("\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        match = re.fullmatch(r"progress (\d+) (\d+) (\d+)\n", line)
+        self.test.assertIsNotNone(match, f"not a progress line: {line!r}")
+        return dict(zip(PROGRESS, map(int, match.groups())))
+
+    def wait_for(self, forks=0, execs=0, forks_and_execs=0, library_loads=0):
+        """Returns once the program has done that many more rounds of each kind than now."""
+        start = self.progress()
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            now = self.progress()
+            done = {name: now[name] - start[name] for name in PROGRESS}
+            if (done["forks"] >= forks and done["execs"] >= execs and done["library_loads"] >= library_loads
+                    and done["forks"] + done["execs"] >= forks_and_execs):
+                return
+            if time.monotonic() > deadline:
+                self.test.fail(f"the stress program did only {done} rounds in {TIMEOUT} s")
+            time.sleep(0.01)
 
     def stop(self):
         try:
@@ -62,11 +98,13 @@ class StressProgram:
 class WithoutTracerTest(unittest.TestCase):
     def test_without_a_tracer(self):
         program = StressProgram(self)
-        time.sleep(3)
+        program.wait_for(forks=UNTRACED_FORKS, execs=UNTRACED_EXECS, library_loads=UNTRACED_LIBRARY_LOADS)
         counters = program.stop()
         self.assertEqual(counters["guarded"], 0, "a guarded probe ran with no tracer attached")
-        for name in ("unguarded", "forks", "execs", "library_loads"):
-            self.assertGreater(counters[name], 0, name)
+        self.assertGreater(counters["unguarded"], 0)
+        self.assertGreaterEqual(counters["forks"], UNTRACED_FORKS)
+        self.assertGreaterEqual(counters["execs"], UNTRACED_EXECS)
+        self.assertGreaterEqual(counters["library_loads"], UNTRACED_LIBRARY_LOADS)
         self.assertEqual(counters["child"], 10 * (counters["forks"] + counters["execs"]))
         self.assertEqual(counters["library_calls"], 100 * counters["library_loads"])
 
@@ -76,33 +114,45 @@ class WithBpftraceTest(unittest.TestCase):
         usdt_testing.require_tracer(self, "bpftrace")
 
     def attach_once(self):
-        """Attaches bpftrace, which counts for ATTACHED_SECONDS and detaches; returns its counts."""
+        """Attaches bpftrace, which counts until it has seen the library loaded afresh and
+        children of both kinds fire, and detaches; returns its counts."""
         script = ('BEGIN { printf("READY\\n"); }\n'
                   f"usdt:{OPTIONS.program}:stress:unguarded {{ @unguarded = count(); }}\n"
                   f"usdt:{OPTIONS.program}:stress:guarded {{ @guarded = count(); }}\n"
-                  f"usdt:{OPTIONS.program}:stress:child {{ @child = count(); }}\n"
-                  f"usdt:{OPTIONS.library}:stresslib:call {{ @library_calls = count(); }}\n"
+                  # One attachment per probe (bpftrace detaches each one separately, slowly): the
+                  # generation is 1 in a forked child, 2 in an exec'd one; a call with 0 is a load's
+                  # first, in a mapping made after BEGIN, so while attached.
+                  f"usdt:{OPTIONS.program}:stress:child {{ @child = count(); "
+                  "if (arg0 == 1) { @forked_children = 1; } if (arg0 == 2) { @execd_children = 1; } }\n"
+                  f"usdt:{OPTIONS.library}:stresslib:call {{ @library_calls = count(); "
+                  "if (arg0 == 0) { @library_loads++; } }\n"
                   # bpftrace 0.17 can miss a SIGINT that arrives just before it waits for events
                   # (it then waits on), and count() sends none; exit() wakes it.
-                  f"interval:ms:{int(ATTACHED_SECONDS * 1000)} {{ exit(); }}\n")
+                  f"interval:ms:10 /@library_loads >= {ATTACHED_LIBRARY_LOADS} && @forked_children && "
+                  "@execd_children/ { exit(); }\n"
+                  f"interval:s:{ATTACHED_SECONDS_AT_MOST} {{ exit(); }}\n")
         diagnostics = tempfile.TemporaryFile(mode="w+")
         self.addCleanup(diagnostics.close)
         tracer = subprocess.Popen(["bpftrace", "-e", script], stdout=subprocess.PIPE, stderr=diagnostics, text=True)
         lines: "queue.Queue[str]" = queue.Queue()
-        reader = threading.Thread(target=lambda: [lines.put(line) for line in tracer.stdout], daemon=True)
+        # "" marks the end of its output.
+        reader = threading.Thread(target=lambda: [lines.put(line) for line in [*tracer.stdout, ""]], daemon=True)
         reader.start()
         try:
             # It prints "Attaching N probes..." first; BEGIN runs once every probe is attached.
             deadline = time.monotonic() + TIMEOUT
-            while lines.get(timeout=max(deadline - time.monotonic(), 0)) != "READY\n":
-                pass
+            while (line := lines.get(timeout=max(deadline - time.monotonic(), 0))) != "READY\n":
+                if line == "":
+                    tracer.wait(timeout=TIMEOUT)
+                    diagnostics.seek(0)
+                    self.fail(f"bpftrace stopped before attaching: {diagnostics.read()}")
             tracer.wait(timeout=TIMEOUT)
             reader.join(timeout=TIMEOUT)
         except queue.Empty:
             diagnostics.seek(0)
             self.fail(f"bpftrace did not attach within {TIMEOUT} s: {diagnostics.read()}")
         except subprocess.TimeoutExpired:
-            self.fail(f"bpftrace did not stop within {TIMEOUT} s of exit(); its threads were waiting in: "
+            self.fail(f"bpftrace did not stop within {TIMEOUT} s; its threads were waiting in: "
                       f"{_kernel_waits(tracer.pid)}")
         finally:
             if tracer.poll() is None:
@@ -115,16 +165,17 @@ class WithBpftraceTest(unittest.TestCase):
     def test_attach_and_detach_while_firing(self):
         program = StressProgram(self)
         seen = {"unguarded": 0, "guarded": 0, "child": 0, "library_calls": 0}
+        # The first attachment that fails ends the test: the next would wait as long.
         for attach in range(ATTACHES):
-            with self.subTest(attach=attach):
-                counts = self.attach_once()
-                for name in ("unguarded", "guarded", "library_calls"):
-                    self.assertGreater(counts.get(name, 0), 0, f"bpftrace saw no {name} hit: {counts}")
-                for name in seen:
-                    seen[name] += counts.get(name, 0)
-            time.sleep(DETACHED_SECONDS)
+            counts = self.attach_once()
+            for name in ("unguarded", "guarded", "library_calls", "child", "forked_children", "execd_children"):
+                self.assertGreater(counts.get(name, 0), 0, f"attachment {attach}: bpftrace saw no {name} hit: {counts}")
+            self.assertGreaterEqual(counts.get("library_loads", 0), ATTACHED_LIBRARY_LOADS,
+                                    f"attachment {attach}: bpftrace saw too few fresh loads of the library: {counts}")
+            for name in seen:
+                seen[name] += counts.get(name, 0)
+            program.wait_for(forks_and_execs=DETACHED_FORKS_AND_EXECS, library_loads=DETACHED_LIBRARY_LOADS)
         counters = program.stop()
-        self.assertGreater(seen["child"], 0, "bpftrace saw no probe of a forked or exec'd child")
         for name, hits in seen.items():
             self.assertLessEqual(hits, counters[name], f"bpftrace counted more {name} hits than were fired")
 
