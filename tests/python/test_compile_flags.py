@@ -28,6 +28,7 @@ import usdt_testing
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 PROVIDER = """\
+#pragma usdt no_semaphore flags:stored
 provider flags {
     probe tick(int n, uint64_t big, const char *text, struct box *box, uint8_t small, short negative);
     probe stored(struct box *box, int n);
@@ -36,7 +37,8 @@ provider flags {
 
 # fire() stores into *box, fires a probe, then overwrites the store: the first store is
 # visible only to a tracer dereferencing the pointer argument. `stored` has no string argument,
-# which would make its site clobber memory anyway.
+# which would make its site clobber memory anyway, and no semaphore, whose memory operand
+# alone keeps GCC from deleting the store.
 C_SOURCE = """\
 #include "flags.h"
 #include <stdio.h>
