@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class SourceLocation:
+    __slots__ = ("path", "line", "column")   # one per token: slots make them cheaper to create
     path: str
     line: int
     column: int

@@ -32,6 +32,7 @@ _DIRECTIVE_RE = re.compile(r"#\s*(\w*)")
 
 @dataclass(frozen=True)
 class Token:
+    __slots__ = ("kind", "text", "location")   # cheaper to create, and a file has many
     kind: str
     text: str
     location: SourceLocation
