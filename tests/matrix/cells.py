@@ -7,6 +7,7 @@ checked by readelf and gdb (test_matrix.py, test_linkers.py) or bpftrace (test_b
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Dict, Tuple
 
 import pairwise
@@ -71,6 +72,7 @@ INTEGRATION_BUILDS = (
 PARAMETERS = (COMPILERS, STANDARDS, OPTIMIZATIONS, tuple(LINK_MODES))
 
 
+@lru_cache(maxsize=None)   # a greedy search over every combination: once per process
 def pairwise_cells() -> Tuple[Cell, ...]:
     """A covering array of PARAMETERS (pairwise.py): every compiler, standard, optimisation and
     link mode meets every value of each other parameter in some cell, INTEGRATION_BUILDS

@@ -33,6 +33,11 @@ end
 
 _PROBES_BEGIN, _PROBES_END = "==info probes==", "==end info probes=="
 
+# Probes are read from their notes and registers, never from DWARF. Where the system libraries'
+# separate debug info is installed (libc6-dbg), loading it is most of a session's work and
+# makes runs differ between machines that have it and machines that do not.
+NO_SEPARATE_DEBUG_INFO = ("-iex", "set debug-file-directory")
+
 
 @dataclass(frozen=True)
 class GdbHit:
@@ -66,7 +71,7 @@ def run(program: str, arguments: Sequence[str], string_indices: Dict[str, Sequen
         script_file.write(script)
         script_file.flush()
         completed = subprocess.run(
-            ["gdb", "-nx", "-batch", "-x", script_file.name, "--args", program, *arguments],
+            ["gdb", "-nx", "-batch", *NO_SEPARATE_DEBUG_INFO, "-x", script_file.name, "--args", program, *arguments],
             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     return result(completed.stdout, completed.stdout + completed.stderr)
 
