@@ -20,6 +20,7 @@ from typing import Dict, Optional, Sequence
 
 import bpftrace_attach
 import elf_notes
+import launcher as launcher_module
 import usdt_testing
 from usdt_testing import require_tracer
 
@@ -56,8 +57,11 @@ NOTES_FALLBACK = "argument names and types from the stapsdt notes"
 
 def usdt(*arguments, environment: Optional[Dict[str, str]] = None, command: Sequence[str] = (),
          cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
-    """Runs `[command...] bin/usdt arguments...` (command: e.g. setpriv to run it as another user)."""
-    return subprocess.run([*command, OPTIONS.usdt, *map(str, arguments)], capture_output=True, text=True,
+    """Runs `[command...] bin/usdt arguments...` (command: e.g. setpriv to run it as another user).
+    With an environment or a command, through the launcher's #! line, as a user runs it; else
+    directly under the interpreter it would end up in (launcher.py)."""
+    launcher = [OPTIONS.usdt] if environment or command else launcher_module.direct(OPTIONS.usdt)
+    return subprocess.run([*command, *launcher, *map(str, arguments)], capture_output=True, text=True,
                           env=dict(os.environ, **(environment or {})), cwd=cwd, check=False, timeout=120)
 
 
