@@ -1,6 +1,6 @@
 """`usdt list`, run through the build tree's launcher (bin/usdt) on the programs of this
-directory's CMakeLists.txt: names and declared types from .note.usdt as probes/kvserver.d
-writes them, the stapsdt-notes fallback (sys/sdt.h, and records that disagree with their
+directory's CMakeLists.txt: names and declared types from .note.usdt as the .d files
+write them (example-project/kvserver.d, probes/kvcache.d, probes/kvstore.d), the stapsdt-notes fallback (sys/sdt.h, and records that disagree with their
 notes), JSON, --libraries, running processes with their semaphores (inactive; active while
 bpftrace is attached, as root), listing as `nobody`, the installed and moved command, and
 every error as one `usdt: error:` line.
@@ -20,6 +20,7 @@ from typing import Dict, Optional, Sequence
 
 import bpftrace_attach
 import elf_notes
+import launcher as launcher_module
 import usdt_testing
 from usdt_testing import require_tracer
 
@@ -27,36 +28,50 @@ OPTIONS: Optional[argparse.Namespace] = None
 PROGRAMS: Dict[str, str] = {}
 PROGRAM_NAMES = ("kvserver", "kvstore", "sdt_only", "broken", "plain")
 
-# probes/kvserver.d and probes/kvstore.d, as `usdt list` must print them.
+# tool_kvserver's probes (example-project/kvserver.d, probes/kvcache.d) and probes/kvstore.d,
+# as `usdt list` must print them, in its order.
 KVSERVER_SIGNATURES = {
-    "request__done": "kvserver:request__done(uint64_t id, int status, bool hit, struct kv_entry * entry)",
-    "request__start": "kvserver:request__start(uint64_t id, const char * key, kv_op_t op)",
-    "tick": "kvserver:tick()",
+    "kvcache:fill": "kvcache:fill(uint64_t id, const char * key, kv_op_t op)",
+    "kvcache:get": "kvcache:get(uint64_t id, int status, bool hit, struct kv_entry * entry)",
+    "kvcache:tick": "kvcache:tick()",
+    "kvserver:request__done": "kvserver:request__done(uint64_t id, int status, uint64_t latency_ns)",
+    "kvserver:request__start": "kvserver:request__start(uint64_t id, string op, string key)",
 }
 KVSERVER_ARGUMENTS = {
-    "request__done": [("id", "uint64_t", "integer"), ("status", "int", "integer"), ("hit", "bool", "bool"),
-                      ("entry", "struct kv_entry *", "pointer")],
-    "request__start": [("id", "uint64_t", "integer"), ("key", "const char *", "string"),
-                       ("op", "kv_op_t", "integer")],
-    "tick": [],
+    "kvcache:fill": [("id", "uint64_t", "integer"), ("key", "const char *", "string"),
+                     ("op", "kv_op_t", "integer")],
+    "kvcache:get": [("id", "uint64_t", "integer"), ("status", "int", "integer"), ("hit", "bool", "bool"),
+                    ("entry", "struct kv_entry *", "pointer")],
+    "kvcache:tick": [],
+    "kvserver:request__done": [("id", "uint64_t", "integer"), ("status", "int", "integer"),
+                               ("latency_ns", "uint64_t", "integer")],
+    "kvserver:request__start": [("id", "uint64_t", "integer"), ("op", "string", "string"),
+                                ("key", "string", "string")],
 }
+KVSERVER_SITES = dict(dict.fromkeys(KVSERVER_SIGNATURES, 1), **{"kvcache:fill": 2})
+KVSERVER_HEADING = f"{len(KVSERVER_SIGNATURES)} probes"
+KVSERVER_SOURCES = {probe: f"{probe.split(':')[0]}.d" for probe in KVSERVER_SIGNATURES}
 KVSTORE_SIGNATURE = "kvstore:lookup(string key, size_t length)"
 NOTES_FALLBACK = "argument names and types from the stapsdt notes"
 
 
 def usdt(*arguments, environment: Optional[Dict[str, str]] = None, command: Sequence[str] = (),
          cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
-    """Runs `[command...] bin/usdt arguments...` (command: e.g. setpriv to run it as another user)."""
-    return subprocess.run([*command, OPTIONS.usdt, *map(str, arguments)], capture_output=True, text=True,
+    """Runs `[command...] bin/usdt arguments...` (command: e.g. setpriv to run it as another user).
+    With an environment or a command, through the launcher's #! line, as a user runs it; else
+    directly under the interpreter it would end up in (launcher.py)."""
+    launcher = [OPTIONS.usdt] if environment or command else launcher_module.direct(OPTIONS.usdt)
+    return subprocess.run([*command, *launcher, *map(str, arguments)], capture_output=True, text=True,
                           env=dict(os.environ, **(environment or {})), cwd=cwd, check=False, timeout=120)
 
 
-def semaphore_address(path: str, provider: str, name: str) -> int:
-    return dict(elf_notes.symbols(path))[f"{provider}_{name}_semaphore"]
+def semaphore_address(path: str, probe: str) -> int:
+    """The address of `probe`'s (provider:name) semaphore."""
+    return dict(elf_notes.symbols(path))[probe.replace(":", "_") + "_semaphore"]
 
 
-def note_sites(path: str, provider: str, name: str):
-    return sorted((note for note in elf_notes.notes(path) if (note.provider, note.name) == (provider, name)),
+def note_sites(path: str, probe: str):
+    return sorted((note for note in elf_notes.notes(path) if f"{note.provider}:{note.name}" == probe),
                   key=lambda note: note.location)
 
 
@@ -72,15 +87,14 @@ def table(semaphores: Dict[str, str], sources: Dict[str, str], signatures: Dict[
 def kvserver_table(path: str, state: Dict[str, str] = None):
     """tool_kvserver's table; `state` adds ` inactive`, ` active (1)`... after a semaphore address."""
     state = state or {}
-    semaphores = {name: f"0x{semaphore_address(path, 'kvserver', name):x}{state.get(name, '')}"
-                  for name in ("request__done", "request__start")}
-    semaphores["tick"] = "none"
-    return table(semaphores, dict.fromkeys(KVSERVER_SIGNATURES, "kvserver.d"), KVSERVER_SIGNATURES,
-                 {"request__done": 1, "request__start": 2, "tick": 1})
+    semaphores = {probe: f"0x{semaphore_address(path, probe):x}{state.get(probe, '')}"
+                  for probe in KVSERVER_SIGNATURES if probe != "kvcache:tick"}
+    semaphores["kvcache:tick"] = "none"
+    return table(semaphores, KVSERVER_SOURCES, KVSERVER_SIGNATURES, KVSERVER_SITES)
 
 
 def kvstore_table(path: str, state: str = ""):
-    semaphore = f"0x{semaphore_address(path, 'kvstore', 'lookup'):x}{state}"
+    semaphore = f"0x{semaphore_address(path, 'kvstore:lookup'):x}{state}"
     return table({"lookup": semaphore}, {"lookup": "kvstore.d"}, {"lookup": KVSTORE_SIGNATURE}, {"lookup": 1})
 
 
@@ -104,7 +118,7 @@ class ListTestCase(unittest.TestCase):
 class FileTest(ListTestCase):
     def test_names_and_declared_types_come_from_the_d_file(self):
         kvserver = PROGRAMS["kvserver"]
-        self.assert_lists(usdt("list", kvserver), [f"{kvserver}: 3 probes", *kvserver_table(kvserver)])
+        self.assert_lists(usdt("list", kvserver), [f"{kvserver}: {KVSERVER_HEADING}", *kvserver_table(kvserver)])
         kvstore = PROGRAMS["kvstore"]
         self.assert_lists(usdt("list", kvstore), [f"{kvstore}: 1 probe", *kvstore_table(kvstore)])
 
@@ -116,18 +130,20 @@ class FileTest(ListTestCase):
         self.assertEqual((listing["version"], listing["pid"], listing["warnings"]), (1, None, []))
         (module,) = listing["modules"]
         self.assertEqual((module["path"], module["warnings"]), (kvserver, []))
-        self.assertEqual([probe["name"] for probe in module["probes"]], sorted(KVSERVER_SIGNATURES))
+        self.assertEqual([f"{probe['provider']}:{probe['name']}" for probe in module["probes"]],
+                         list(KVSERVER_SIGNATURES))
         for probe in module["probes"]:
-            name = probe["name"]
-            notes = note_sites(kvserver, "kvserver", name)
+            name = f"{probe['provider']}:{probe['name']}"
+            notes = note_sites(kvserver, name)
             specs = [elf_notes_spec(spec) for spec in notes[0].arguments]
             self.assertEqual(len(specs), len(KVSERVER_ARGUMENTS[name]))
             semaphore = None
-            if name != "tick":
-                semaphore = {"address": semaphore_address(kvserver, "kvserver", name),
+            if name != "kvcache:tick":
+                semaphore = {"address": semaphore_address(kvserver, name),
                              "value": None, "active": None, "error": None}
             self.assertEqual(probe, {
-                "provider": "kvserver", "name": name, "source": "kvserver.d", "semaphore": semaphore,
+                "provider": probe["provider"], "name": probe["name"], "source": KVSERVER_SOURCES[name],
+                "semaphore": semaphore,
                 "arguments": [{"index": index, "name": argument, "type": declared, "kind": kind,
                                "size": spec["size"], "signed": spec["signed"]}
                               for index, ((argument, declared, kind), spec)
@@ -140,11 +156,11 @@ class FileTest(ListTestCase):
         kvserver = PROGRAMS["kvserver"]
         result = usdt("list", "-v", kvserver)
         self.assertEqual((result.returncode, result.stderr), (0, ""))
-        expected = [f"{kvserver}: 3 probes"]
+        expected = [f"{kvserver}: {KVSERVER_HEADING}"]
         for line in kvserver_table(kvserver):
             expected.append(line)
             name = next((name for name, signature in KVSERVER_SIGNATURES.items() if line.endswith(signature)), None)
-            for note in note_sites(kvserver, "kvserver", name) if name else ():
+            for note in note_sites(kvserver, name) if name else ():
                 arguments = ", ".join(f"{argument[0]} {elf_notes_spec(spec)['type']} in {spec.split('@')[1]}"
                                       for argument, spec in zip(KVSERVER_ARGUMENTS[name], note.arguments))
                 expected.append(f"      site 0x{note.location:x}: {arguments or 'no arguments'}")
@@ -155,7 +171,7 @@ class FileTest(ListTestCase):
         if not program:
             self.skipTest("<sys/sdt.h> is missing (Debian: apt-get install systemtap-sdt-dev)")
         # count is int32_t, total uint64_t, letter a char: signed on x86-64, unsigned on aarch64.
-        letter = "int8_t" if note_sites(program, "sdtapp", "hello")[0].arguments[2].startswith("-") else "uint8_t"
+        letter = "int8_t" if note_sites(program, "sdtapp:hello")[0].arguments[2].startswith("-") else "uint8_t"
         signatures = {"bye": "sdtapp:bye()", "hello": f"sdtapp:hello(int32_t arg0, uint64_t arg1, {letter} arg2)"}
         self.assert_lists(usdt("list", program), [f"{program}: 2 probes", *table(
             {"bye": "none", "hello": "none"}, dict.fromkeys(signatures, "stapsdt notes"), signatures,
@@ -185,7 +201,7 @@ class FileTest(ListTestCase):
         self.assertEqual(len(module["warnings"]), 3)
 
     def test_sites_whose_records_differ_are_set_aside(self):
-        # request__start's two sites, one of them with another type name for `op`.
+        # kvcache:fill's two sites, one of them with another type name for `op`.
         copy = self.work_directory() / "tool_kvserver"
         data = Path(PROGRAMS["kvserver"]).read_bytes()
         record_part = b"\0op\0kv_op_t\0integer\0"
@@ -194,9 +210,8 @@ class FileTest(ListTestCase):
         result = usdt("list", copy)
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertIn("  2      0x", result.stdout)
-        self.assertIn("stapsdt notes  kvserver:request__start(uint64_t arg0, uint64_t arg1, int32_t arg2)\n",
-                      result.stdout)
-        self.assertIn(f"  warning: kvserver:request__start: its .note.usdt records disagree; {NOTES_FALLBACK}\n",
+        self.assertIn("stapsdt notes  kvcache:fill(uint64_t arg0, uint64_t arg1, int32_t arg2)\n", result.stdout)
+        self.assertIn(f"  warning: kvcache:fill: its .note.usdt records disagree; {NOTES_FALLBACK}\n",
                       result.stdout)
 
     def test_a_file_without_probes(self):
@@ -211,7 +226,7 @@ class FileTest(ListTestCase):
         result = usdt("list", "--libraries", kvserver)
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         lines = result.stdout.splitlines()
-        self.assertEqual(lines[:5], [f"{kvserver}: 3 probes", *kvserver_table(kvserver)])
+        self.assertEqual(lines[:len(KVSERVER_SIGNATURES) + 2], [f"{kvserver}: {KVSERVER_HEADING}", *kvserver_table(kvserver)])
         start = lines.index(f"{kvstore}: 1 probe")
         self.assertEqual(lines[start + 1:start + 3], kvstore_table(kvstore))
         listing = json.loads(usdt("list", "--libraries", "--json", kvserver).stdout)
@@ -299,7 +314,7 @@ class ProcessTest(ListTestCase):
         kvserver, kvstore = PROGRAMS["kvserver"], PROGRAMS["kvstore"]
         with waiting_kvserver() as server:
             expected = [f"process {server.pid}: 2 files with probes",
-                        f"{kvserver}: 3 probes", *kvserver_table(kvserver, dict.fromkeys(KVSERVER_SIGNATURES, " inactive")),
+                        f"{kvserver}: {KVSERVER_HEADING}", *kvserver_table(kvserver, dict.fromkeys(KVSERVER_SIGNATURES, " inactive")),
                         f"{kvstore}: 1 probe", *kvstore_table(kvstore, " inactive")]
             self.assert_lists(usdt("list", server.pid), expected)
             self.assert_lists(usdt("list", "-p", server.pid), expected)
@@ -308,7 +323,7 @@ class ProcessTest(ListTestCase):
             self.assertEqual([module["path"] for module in listing["modules"]], [kvserver, kvstore])
             semaphores = [probe["semaphore"] for module in listing["modules"] for probe in module["probes"]]
             self.assertEqual([(semaphore["value"], semaphore["active"], semaphore["error"])
-                              for semaphore in semaphores if semaphore], [(0, False, None)] * 3)
+                              for semaphore in semaphores if semaphore], [(0, False, None)] * 5)
 
     def test_as_nobody(self):
         require_tracer(self, "setpriv", package="util-linux")   # root, to become nobody
@@ -322,7 +337,7 @@ class ProcessTest(ListTestCase):
             kvserver = shutil.copy(PROGRAMS["kvserver"], scratch)
             kvstore = shutil.copy(PROGRAMS["kvstore"], scratch)
             self.assert_lists(usdt("list", kvserver, command=as_nobody),
-                              [f"{kvserver}: 3 probes", *kvserver_table(kvserver)])
+                              [f"{kvserver}: {KVSERVER_HEADING}", *kvserver_table(kvserver)])
             # Its own process: the mappings, and the semaphores unless Yama keeps even the same user out.
             with waiting_kvserver(kvserver, as_nobody) as server:
                 result = usdt("list", server.pid, command=as_nobody)
@@ -335,7 +350,7 @@ class ProcessTest(ListTestCase):
                                 "memory (needs ptrace access)"]
                 self.assert_lists(result, [
                     f"process {server.pid}: 2 files with probes",
-                    f"{kvserver}: 3 probes", *kvserver_table(kvserver, dict.fromkeys(KVSERVER_SIGNATURES, state)),
+                    f"{kvserver}: {KVSERVER_HEADING}", *kvserver_table(kvserver, dict.fromkeys(KVSERVER_SIGNATURES, state)),
                     *warnings, f"{kvstore}: 1 probe", *kvstore_table(kvstore, state), *warnings])
             # Root's process: not even its mappings.
             with waiting_kvserver() as server:
@@ -350,15 +365,15 @@ class TracedProcessTest(ListTestCase):
         kvserver = PROGRAMS["kvserver"]
         with waiting_kvserver() as server:
             script = (bpftrace_attach.BEGIN_READY
-                      + f'usdt:{kvserver}:kvserver:request__start {{ printf("HIT %llu\\n", arg0); }}\n')
+                      + f'usdt:{kvserver}:kvcache:fill {{ printf("HIT %llu\\n", arg0); }}\n')
             output, attached = bpftrace_attach.trace(script, lambda: usdt("list", server.pid), 0)
             detached = usdt("list", server.pid)
-        # The kernel counts armed sites: request__start has two.
-        state = {"request__start": " active (2)", "request__done": " inactive"}
+        # The kernel counts armed sites: kvcache:fill has two.
+        state = dict(dict.fromkeys(KVSERVER_SIGNATURES, " inactive"), **{"kvcache:fill": " active (2)"})
         self.assertEqual((attached.returncode, attached.stderr), (0, ""), output)
-        self.assertEqual(attached.stdout.splitlines()[1:6], [f"{kvserver}: 3 probes", *kvserver_table(kvserver, state)])
-        state["request__start"] = " inactive"
-        self.assertEqual(detached.stdout.splitlines()[1:6], [f"{kvserver}: 3 probes", *kvserver_table(kvserver, state)])
+        self.assertEqual(attached.stdout.splitlines()[1:len(KVSERVER_SIGNATURES) + 3], [f"{kvserver}: {KVSERVER_HEADING}", *kvserver_table(kvserver, state)])
+        state["kvcache:fill"] = " inactive"
+        self.assertEqual(detached.stdout.splitlines()[1:len(KVSERVER_SIGNATURES) + 3], [f"{kvserver}: {KVSERVER_HEADING}", *kvserver_table(kvserver, state)])
 
 
 class InstalledTest(ListTestCase):
@@ -371,7 +386,7 @@ class InstalledTest(ListTestCase):
         # CTest's PYTHONPATH names the source tree: the installed command must do without.
         result = subprocess.run([moved / "bin" / "usdt", "list", kvserver], capture_output=True, text=True,
                                 env=dict(os.environ, PYTHONPATH="", PYTHONDONTWRITEBYTECODE=""), check=False)
-        self.assert_lists(result, [f"{kvserver}: 3 probes", *kvserver_table(kvserver)])
+        self.assert_lists(result, [f"{kvserver}: {KVSERVER_HEADING}", *kvserver_table(kvserver)])
         self.assertEqual(files_in(moved), installed, "the command wrote into the prefix")
 
 

@@ -29,20 +29,22 @@ static void copy_text(char *destination, const char *source) {
     destination[TEXT_SIZE - 1] = '\0';
 }
 
-void store_set(const char *key, const char *value) {
+bool store_set(const char *key, const char *value) {
     struct entry *entry = find(key);
+    bool created = entry == NULL;
     for (int index = 0; entry == NULL && index < ENTRIES; index++) {
         if (!entries[index].used) {
             entry = &entries[index];
         }
     }
     if (entry == NULL) {
-        return; /* full: the cookbook's requests never fill it */
+        return false; /* full: the cookbook's requests never fill it */
     }
     entry->used = true;
     copy_text(entry->key, key);
     copy_text(entry->value, value);
-    KVSTORE_STORE(key, strlen(entry->value));
+    KVSTORE_STORE(key, strlen(entry->value), entry);
+    return created;
 }
 
 const char *store_get(const char *key) {
@@ -59,4 +61,12 @@ bool store_delete(const char *key) {
     }
     entry->used = false;
     return true;
+}
+
+size_t store_size(void) {
+    size_t size = 0;
+    for (int index = 0; index < ENTRIES; index++) {
+        size += entries[index].used;
+    }
+    return size;
 }

@@ -1,0 +1,35 @@
+"""How the tool tests run bin/usdt: most calls under the interpreter that the launcher would
+end up in, without the launcher's own `#!/usr/bin/env python3` and its re-exec. On a
+machine whose `python3` on PATH is a pyenv shim without pyelftools, that route costs each
+call a shell script, an interpreter that fails to import, and a second interpreter.
+
+The tests of that route itself (the #! line, PATH, the re-exec, as another user, the
+installed command) run the launcher as a user does, and so does every `usdt trace` that a
+test reads as it goes or stops with a signal (test_trace.py's usdt_command).
+"""
+
+import importlib.util
+import os
+import sys
+from typing import List
+
+# The interpreter bin/launcher.in falls back to when the one on PATH lacks the modules.
+SYSTEM_PYTHON = "/usr/bin/python3"
+MODULES = ("elftools", "jinja2")
+
+
+def interpreter() -> List[str]:
+    """[the interpreter that imports usdt's modules], or [] (run the launcher itself)."""
+    if all(importlib.util.find_spec(module) is not None for module in MODULES):
+        return [sys.executable]
+    if os.access(SYSTEM_PYTHON, os.X_OK):
+        return [SYSTEM_PYTHON]
+    return []
+
+
+INTERPRETER = interpreter()
+
+
+def direct(launcher: str) -> List[str]:
+    """The command that runs `launcher` under INTERPRETER."""
+    return [*INTERPRETER, launcher]
