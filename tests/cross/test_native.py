@@ -1,8 +1,9 @@
 """Real tracers on a target this machine runs itself: i386 programs on the x86-64 kernel. The
-integration programs cross-compiled for i386 (project/, as test_target.py builds them) run
-natively, through the sysroot's dynamic loader, while bpftrace 0.17 (root), attached to the
-program's file, reads the first six arguments of every probe of every hit: the argument
-block's `-8@48(%eax)` read whole, strings through str(). `bpftrace -l` lists every probe.
+integration programs cross-compiled for i386 (project/: the build cross.i686 made, passed as
+--project-build) run natively, through the sysroot's dynamic loader, while bpftrace 0.17
+(root), attached to the program's file, reads the first six arguments of every probe of every
+hit: the argument block's `-8@48(%eax)` read whole, strings through str(). `bpftrace -l` lists
+every probe.
 """
 
 import subprocess
@@ -16,7 +17,7 @@ from usdt_testing import main, require_tracer
 
 
 class NativeBpftraceTest(cross_project.CrossTestCase):
-    project_build = cross_project.ProjectBuild()
+    project_build = cross_project.FinishedBuild()
     maxDiff = None
 
     def setUp(self):
@@ -49,5 +50,5 @@ class NativeBpftraceTest(cross_project.CrossTestCase):
                                  output)
 
 if __name__ == "__main__":
-    package.parse_arguments(cross_project.add_target_option)
+    package.parse_arguments(cross_project.add_project_build_option)
     main()
