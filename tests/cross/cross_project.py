@@ -2,7 +2,8 @@
 
 test_target.py and test_unsupported.py each build project/ once, for the target their
 --target option names (targets.py), in the work directory CTest passes (`ProjectBuild`);
-their test cases derive from `CrossTestCase`. `ProgramRunChecks` holds what the programs print
+test_native.py reads the build test_target.py made for i686 (`FinishedBuild`, --project-build).
+Their test cases derive from `CrossTestCase`. `ProgramRunChecks` holds what the programs print
 and return, the same on every target as on x86-64, whether the target has probes or not.
 
 Importing this module puts tests/integration (expected.py) and tests/package
@@ -13,7 +14,7 @@ import subprocess
 import sys
 import unittest
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Optional, Union
 
 TESTS_DIR = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(TESTS_DIR / "integration"), str(TESTS_DIR / "package")]
@@ -55,6 +56,12 @@ def add_target_option(parser) -> None:
     parser.add_argument("--target", choices=sorted(TARGETS), required=True)
 
 
+def add_project_build_option(parser) -> None:
+    add_target_option(parser)
+    parser.add_argument("--project-build", type=Path, required=True,
+                        help="project/ built for --target by another test (a CTest fixture)")
+
+
 def target() -> Target:
     return TARGETS[package.SETUP.options.target]
 
@@ -91,11 +98,23 @@ class ProjectBuild:
         return self._directory
 
 
+class FinishedBuild:
+    """project/ built for the --target by another test, the setup of a CTest fixture
+    (tests/cross/CMakeLists.txt): CTest runs this test only once that one has passed."""
+
+    def directory(self) -> Path:
+        build = package.SETUP.options.project_build
+        if not (build / "CMakeCache.txt").is_file():
+            raise AssertionError(f"{build} holds no build of {PROJECT} for {target().triple}: run this test "
+                                 "through ctest, which runs the test that builds it first")
+        return build
+
+
 class CrossTestCase(unittest.TestCase):
     """Reads or runs what `project_build` built; skips (or fails, USDT_REQUIRE_TRACERS=1)
     when the cross compilers or one of `tools` is missing."""
     maxDiff = None
-    project_build: ProjectBuild
+    project_build: Union[ProjectBuild, FinishedBuild]
     tools: Dict[str, str] = {}   # tool ("{qemu}": the target's) -> the Debian package with it
 
     def setUp(self):

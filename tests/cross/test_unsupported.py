@@ -44,7 +44,7 @@ class CrossTestCase(cross_project.CrossTestCase):
 class BuildTest(CrossTestCase):
     def test_build_printed_no_warning(self):
         output = self.project_build.output
-        self.assertIn("Built target linked", output)   # the output is the build's
+        self.assertIn("Linking C executable linked", output)   # the output is the build's
         self.assertNotRegex(output, r"(?i)warning", output)
 
     def test_every_source_compiled_strictly_by_the_cross_compiler(self):
