@@ -287,6 +287,15 @@ function(usdt_add_provider target)
   _usdt_check_assembler(${language})
   _usdt_preprocessor_command("${target}" ${language} preprocessor)
 
+  # An object library whose only source is the generated header, shared by the targets linking
+  # it (PUBLIC), has no language, which the Ninja generators refuse; it links nothing, so the
+  # language it gets here is never used to link.
+  get_target_property(type "${target}" TYPE)
+  get_target_property(linker_language "${target}" LINKER_LANGUAGE)
+  if(type STREQUAL "OBJECT_LIBRARY" AND NOT linker_language)
+    set_target_properties("${target}" PROPERTIES LINKER_LANGUAGE ${language})
+  endif()
+
   get_property(generator_root GLOBAL PROPERTY USDT_GENERATOR_ROOT)
   get_property(generator_files GLOBAL PROPERTY USDT_GENERATOR_FILES)
   get_property(python_options GLOBAL PROPERTY USDT_PYTHON_OPTIONS)

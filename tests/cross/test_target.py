@@ -112,7 +112,7 @@ class ClangTest(CrossTestCase):
 
     def test_compiles_cleanly_with_operands_tracers_parse(self):
         programs = cross_project.TESTS_DIR / "integration" / "programs"
-        headers = self.build / "types_c.usdt"   # myapp.h and other.h, generated for types_c
+        headers = self.build / "types_probes.usdt"   # myapp.h and other.h, which the types programs share
         for (source, compiler, *flags), optimization in [(source, level) for source in self.SOURCES
                                                          for level in ("-O0", "-O2")]:
             with self.subTest(source=source, optimization=optimization):

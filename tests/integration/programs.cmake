@@ -4,8 +4,14 @@
 # names start with `prefix`.
 
 # Every argument type, two providers in one .d and two .d files in one target, at one
-# optimization level, position-independent unless NO_PIE follows.
+# optimization level, position-independent unless NO_PIE follows. The types programs share
+# one myapp.h and other.h, as a project shares a header between targets: types_probes, an
+# object library whose only sources are the generated headers, linked by each program.
 function(usdt_add_types_program target source optimization)
+  if(NOT TARGET types_probes)
+    add_library(types_probes OBJECT)
+    usdt_add_provider(types_probes "${probes}/myapp.d" "${probes}/other.d" PUBLIC)
+  endif()
   add_executable(${target} "${programs}/${source}")
   usdt_test_program(${target})
   target_compile_options(${target} PRIVATE ${optimization})
@@ -13,7 +19,7 @@ function(usdt_add_types_program target source optimization)
     target_compile_options(${target} PRIVATE -fno-pie)
     target_link_options(${target} PRIVATE -no-pie)
   endif()
-  usdt_add_provider(${target} "${probes}/myapp.d" "${probes}/other.d")
+  target_link_libraries(${target} PRIVATE types_probes)
 endfunction()
 
 function(usdt_add_shared_programs prefix)
