@@ -11,6 +11,4 @@ cmake -S "$repository" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$build" --parallel "$(nproc)"
 # From the build directory: before CMake 3.20, ctest reads only the current directory.
 cd "$build"
-# One job more than there are cores: tracer tests spend much of their time waiting for the
-# kernel to remove their uprobes, which another test's computing fills.
-ctest --output-on-failure --parallel "$(($(nproc) + 1))"
+ctest --output-on-failure --parallel "$(nproc)"
