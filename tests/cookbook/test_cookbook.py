@@ -22,7 +22,6 @@ import queue
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ import unittest
 from dataclasses import dataclass
 from pathlib import Path
 
+import bpftrace_attach
 import recipes
 from systemtap_stub import stub_kernel_tree
 from usdt_testing import main, parse_options, require_tracer, tracers_required
@@ -372,19 +372,8 @@ class Background:
             self.lines.append(line)
 
     def stop(self, timeout=30):
-        """Ctrl-C, again each second as a user would (a tracer can miss one: bpftrace right
-        after attaching, trace-bpfcc while it prints a hit), then the whole output."""
-        for _ in range(timeout):
-            if self.process.poll() is not None:
-                break
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=1)
-            except subprocess.TimeoutExpired:
-                pass
-        else:
-            self.process.kill()
-        self.process.wait()
+        """Ctrl-C (again each second, as a user would), then the whole output."""
+        bpftrace_attach.stop(self.process, timeout)
         self._reader.join(timeout=timeout)
         self.process.stdout.close()
         while not self._queue.empty():

@@ -15,7 +15,6 @@ import os
 import queue
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,7 @@ import threading
 import unittest
 from pathlib import Path
 
+import bpftrace_attach
 from systemtap_stub import stub_kernel_tree
 from usdt_testing import main, parse_options, require_tracer
 
@@ -164,8 +164,7 @@ def attached_bpftrace(script, path, action, expected_hits, timeout=60):
         result = action()
         read_until(lambda line: BPFTRACE_LINE.match(line) is not None, expected_hits)
     finally:
-        tracer.send_signal(signal.SIGINT)
-        tracer.wait(timeout=timeout)
+        bpftrace_attach.stop(tracer, timeout)
         reader.join(timeout=timeout)
     while not lines.empty():
         output.append(lines.get() or "")

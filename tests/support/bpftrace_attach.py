@@ -56,7 +56,7 @@ def trace(script: str, action: Callable[[], Result], expected_hits: int,
         result = action()
         _read_until(lines, output, lambda line: line.startswith("HIT "), expected_hits, timeout)
     finally:
-        _stop(tracer, timeout)
+        stop(tracer, timeout)
         reader.join(timeout=timeout)
         tracer.stdout.close()
     while not lines.empty():
@@ -64,10 +64,11 @@ def trace(script: str, action: Callable[[], Result], expected_hits: int,
     return "".join(output), result
 
 
-def _stop(tracer: subprocess.Popen, timeout: float) -> None:
-    """SIGINT each second until bpftrace exits, SIGKILL after `timeout` seconds: bpftrace 0.17
-    now and then misses a SIGINT (as usdt trace's _Stopper knows), and one left attached
-    changes what later tests see (a uprobe on a site hides it from gdb, a raised semaphore)."""
+def stop(tracer: subprocess.Popen, timeout: float = 30) -> None:
+    """SIGINT each second until the tracer exits, SIGKILL after `timeout` seconds: bpftrace 0.17
+    now and then misses a SIGINT (as usdt trace's _Stopper knows), trace-bpfcc one that arrives
+    while it prints a hit, and one left attached changes what later tests see (a uprobe on a
+    site hides it from gdb, a raised semaphore)."""
     deadline = time.monotonic() + timeout
     while tracer.poll() is None:
         if time.monotonic() >= deadline:
