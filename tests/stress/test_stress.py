@@ -27,6 +27,7 @@ import time
 import unittest
 from pathlib import Path
 
+import bpftrace_attach
 import usdt_testing
 
 ATTACHES = 4
@@ -116,7 +117,7 @@ class WithBpftraceTest(unittest.TestCase):
     def attach_once(self):
         """Attaches bpftrace, which counts until it has seen the library loaded afresh and
         children of both kinds fire, and detaches; returns its counts."""
-        script = ('BEGIN { printf("READY\\n"); }\n'
+        script = (bpftrace_attach.BEGIN_READY +
                   f"usdt:{OPTIONS.program}:stress:unguarded {{ @unguarded = count(); }}\n"
                   f"usdt:{OPTIONS.program}:stress:guarded {{ @guarded = count(); }}\n"
                   # One attachment per probe (bpftrace detaches each one separately, slowly): the
