@@ -16,7 +16,8 @@ from typing import Optional, Sequence
 from . import bpftrace017
 from .errors import ToolError
 
-# Printed by the program's BEGIN probe, which bpftrace runs once every probe is attached.
+# Printed by the program's BEGIN probe, which bpftrace runs once every probe is attached, with
+# the time (nsecs) it ran.
 READY_LINE = "usdt-trace: attached"
 
 
@@ -117,6 +118,10 @@ class _Output:
         self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self.last_line_at = time.monotonic()
         self.stop_requested_at: Optional[float] = None
+        # When every probe was attached: a hit line starts with its nsecs, and one fired before
+        # is from a partial attachment. bpftrace reads each CPU's buffer in turn, so such hits
+        # can come after the READY line, and hits fired after it before.
+        self.attached_at: Optional[int] = None
         _start_thread(self._read)
 
     def _read(self) -> None:
@@ -136,15 +141,23 @@ class _Output:
         return line
 
     def wait_until_attached(self, interrupted: threading.Event) -> bool:
-        """Whether bpftrace attached; False when it ended first or `interrupted` was set."""
+        """Whether bpftrace attached; False when it ended first or `interrupted` was set. Lines
+        that came before the READY line are printed after it, but for hits fired before it."""
+        held = []
         while not interrupted.is_set():
             line = self._next(timeout=0.1)
             if line is None:
-                return False
-            if line.rstrip("\n") == READY_LINE:
+                break
+            words = line.split()
+            if line.startswith(READY_LINE + " ") and len(words) == 3 and words[2].isdigit():
+                self.attached_at = int(words[2])
+                for held_line in held:
+                    self._print_unless_early(held_line)
                 return True
             if line and not line.startswith("Attaching "):
-                _print(line)
+                held.append(line)
+        for held_line in held:
+            _print(held_line)
         return False
 
     def print_lines(self) -> bool:
@@ -154,8 +167,13 @@ class _Output:
             return False
         # bpftrace ends with the (empty) maps it prints on exit.
         if line.strip():
-            _print(line)
+            self._print_unless_early(line)
         return True
+
+    def _print_unless_early(self, line: str) -> None:
+        first = line.split(maxsplit=1)[0] if line.strip() else ""
+        if not (first.isdigit() and self.attached_at is not None and int(first) < self.attached_at):
+            _print(line)
 
     def stop_when_quiet(self) -> None:
         now = time.monotonic()

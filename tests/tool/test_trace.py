@@ -18,6 +18,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 import unittest
@@ -274,6 +275,33 @@ class ScriptTest(TraceTestCase):
         # A provider alone means all of its probes.
         result = usdt("trace", PROGRAMS["kvserver"], "kvcache", "--script")
         self.assertEqual(len(re.findall(r"^usdt:", result.stdout, re.MULTILINE)), 3)
+
+
+class EarlyHitsTest(unittest.TestCase):
+    """Hits fired before every probe was attached (before BEGIN's nsecs) are not printed, where
+    bpftrace's per-CPU buffers bring them before the READY line or after it; later hits and
+    other lines are, in the order they came. (Under the interpreter usdt runs in, which has
+    pyelftools.)"""
+
+    SCRIPT = """
+import io, threading, types
+from usdttool import supervisor
+lines = ["Attaching 3 probes...\\n", "90 pid=1 tid=1 p:early\\n", "120 pid=1 tid=1 p:before_ready\\n",
+         supervisor.READY_LINE + " 100\\n", "95 pid=1 tid=1 p:late_early\\n", "105 pid=1 tid=1 p:kept\\n",
+         "a line of the program\\n"]
+output = supervisor._Output(types.SimpleNamespace(stdout=io.StringIO("".join(lines))), stopper=None)
+assert output.wait_until_attached(threading.Event())
+while output.print_lines():
+    pass
+"""
+
+    def test_hits_older_than_the_attachment_are_dropped(self):
+        interpreter = launcher.INTERPRETER or [sys.executable]
+        result = subprocess.run([*interpreter, "-c", self.SCRIPT], capture_output=True, text=True, timeout=30,
+                                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertEqual(result.stdout, "120 pid=1 tid=1 p:before_ready\n105 pid=1 tid=1 p:kept\n"
+                                        "a line of the program\n")
 
 
 class ErrorTest(TraceTestCase):
