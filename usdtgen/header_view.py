@@ -73,14 +73,6 @@ def site_semaphore(probe: Probe) -> str:
     return '"0", "i"(0)'
 
 
-def site_clobbers(probe: Probe) -> str:
-    """String and pointer arguments need the memory they point to written before the site,
-    where a tracer dereferences them."""
-    if any(argument.type.kind in (Kind.STRING, Kind.POINTER) for argument in probe.arguments):
-        return "USDT_MEMORY_CLOBBERS"
-    return "USDT_NO_CLOBBERS"
-
-
 def site_description(probe: Probe) -> str:
     """The `.note.usdt` record after provider and name, as the site macro takes it: a
     parenthesized list of C string literals that become the operands of an `.asciz`."""
@@ -95,15 +87,37 @@ def macro_parameters(probe: Probe) -> str:
     return ", ".join(argument.macro_parameter for argument in probe.arguments)
 
 
+def _points(argument: Argument) -> bool:
+    """Whether a tracer reads what the argument points to: the site names that memory too."""
+    return argument.type.kind in (Kind.STRING, Kind.POINTER)
+
+
+def _address_local(argument: Argument) -> str:
+    return f"_usdt_address_{argument.index}"
+
+
+def _operands(probe: Probe, value, address) -> str:
+    """The site's operands: each argument's USDT_VALUE (`value(argument)`), then the memory each
+    string or pointer argument points to (`address(argument)`, an expression without side
+    effects)."""
+    return " ".join([value(argument) for argument in probe.arguments]
+                    + [f"USDT_POINTED_TO({address(argument)})" for argument in probe.arguments if _points(argument)])
+
+
+def macro_declarations(probe: Probe) -> List[str]:
+    """`USDT_ADDRESS_ARG(_usdt_address_1, const char *, arg1)`: each string or pointer argument
+    of a macro, held in a local, as its site names it twice."""
+    return [f"USDT_ADDRESS_ARG({_address_local(argument)}, {argument.type.c_type}, {argument.macro_parameter})"
+            for argument in probe.arguments if _points(argument)]
+
+
 def macro_operands(probe: Probe) -> str:
-    """`USDT_ARG(u64, uint64_t, arg0) USDT_STRING_ARG(p_x_semaphore, const char *, arg1)`: a string
-    of a probe with a semaphore is read while the probe is enabled, so that its pages are
-    mapped when a tracer reads it (a BPF program cannot fault a page in)."""
-    return " ".join(
-        f"USDT_STRING_ARG({probe.semaphore_name}, {argument.type.c_type}, {argument.macro_parameter})"
-        if probe.has_semaphore and argument.type.kind == Kind.STRING
-        else f"USDT_ARG({slot_member(argument)}, {argument.type.c_type}, {argument.macro_parameter})"
-        for argument in probe.arguments)
+    """`USDT_ARG(u64, uint64_t, arg0) USDT_VALUE(address, _usdt_address_1) USDT_POINTED_TO(_usdt_address_1)`"""
+    return _operands(
+        probe,
+        lambda argument: f"USDT_VALUE(address, {_address_local(argument)})" if _points(argument)
+        else f"USDT_ARG({slot_member(argument)}, {argument.type.c_type}, {argument.macro_parameter})",
+        _address_local)
 
 
 def cxx_parameter_type(argument: Argument) -> str:
@@ -133,16 +147,29 @@ def cxx_string_arguments(probe: Probe) -> List[Argument]:
     return [argument for argument in probe.arguments if argument.type.kind == Kind.STRING]
 
 
+def cxx_string_text(probe: Probe, argument: Argument) -> str:
+    """`path.text(_usdt_buffer_1, &p_x_semaphore)`: the C string a string argument records, which
+    the probe function holds in a local (cxx_text_local), as its site names it twice."""
+    return f"{argument.name}.text({cxx_string_buffer(argument)}, {cxx_semaphore_address(probe)})"
+
+
+def cxx_text_local(argument: Argument) -> str:
+    return f"_usdt_text_{argument.index}"
+
+
 def cxx_operands(probe: Probe) -> str:
-    """`USDT_VALUE(u64, id.value) USDT_VALUE(address, path.text(_usdt_buffer_1, &p_x_semaphore))`:
-    the site's operands in the C++ API, whose values are of the declared types already (see
-    macro_operands). A string argument's text() prepares or touches it while traced."""
-    return " ".join(
-        f"USDT_VALUE(address, {argument.name}.text({cxx_string_buffer(argument)}, {cxx_semaphore_address(probe)}))"
-        if argument.type.kind == Kind.STRING else f"USDT_VALUE({slot_member(argument)}, {argument.name}.value)"
-        for argument in probe.arguments)
+    """`USDT_VALUE(u64, id.value) USDT_VALUE(address, _usdt_text_1) USDT_POINTED_TO(_usdt_text_1)`:
+    the site's operands in the C++ API, whose values are of the declared types already."""
+    def address(argument: Argument) -> str:
+        return cxx_text_local(argument) if argument.type.kind == Kind.STRING else f"{argument.name}.value"
+    return _operands(
+        probe,
+        lambda argument: f"USDT_VALUE({slot_member(argument)}, "
+                         f"{address(argument) if _points(argument) else argument.name + '.value'})",
+        address)
 
 
 FILTERS = {function.__name__: function for function in (
-    argument_spec, enabled_expression, site_semaphore, site_clobbers, site_description, macro_parameters,
-    macro_operands, cxx_parameters, cxx_string_buffer, cxx_string_arguments, cxx_operands)}
+    argument_spec, enabled_expression, site_semaphore, site_description, macro_parameters,
+    macro_declarations, macro_operands, cxx_parameters, cxx_string_buffer, cxx_string_arguments,
+    cxx_string_text, cxx_text_local, cxx_operands)}

@@ -196,14 +196,14 @@ class PreprocessorTest(CliTestCase):
                                "provider myapp { probe start(request_id id); };\n")
         result, contents = self.generate()
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"8@" USDT_SPEC_OPERAND("0", "0"), \\\n               (USDT_ARG(u64, uint64_t, arg0)), USDT_NO_CLOBBERS, \\\n', contents["header"])
+        self.assertIn(b'"8@" USDT_SPEC_OPERAND("0", "0"), \\\n               (USDT_ARG(u64, uint64_t, arg0)), \\\n', contents["header"])
 
     def test_include_with_I_option(self):
         self.write("inc/types.h", "#define small_t int8_t\n")
         self.write("probes.d", '#include "types.h"\nprovider p { probe x(small_t v); };\n')
         result, contents = self.generate("probes.d", "-I", "inc")
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"-1@" USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (USDT_ARG(i8, int8_t, arg0)), USDT_NO_CLOBBERS, \\\n', contents["header"])
+        self.assertIn(b'"-1@" USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (USDT_ARG(i8, int8_t, arg0)), \\\n', contents["header"])
 
     def test_D_option(self):
         self.write("probes.d", "#ifndef ID_TYPE\n#define ID_TYPE int\n#endif\n"
@@ -211,8 +211,8 @@ class PreprocessorTest(CliTestCase):
         _, default = self.generate(output="default")
         result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t", output="defined")
         self.assertSucceeded(result, defined)
-        self.assertIn(b'"-4@" USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (USDT_ARG(i32, int, arg0)), USDT_NO_CLOBBERS, \\\n', default["header"])
-        self.assertIn(b'"2@" USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (USDT_ARG(u16, uint16_t, arg0)), USDT_NO_CLOBBERS, \\\n', defined["header"])
+        self.assertIn(b'"-4@" USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (USDT_ARG(i32, int, arg0)), \\\n', default["header"])
+        self.assertIn(b'"2@" USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (USDT_ARG(u16, uint16_t, arg0)), \\\n', defined["header"])
 
     def test_D_and_U_options_reach_a_file_without_directives(self):
         # As with `dtrace -C`: the macros of the command line apply even where the file has no `#`.

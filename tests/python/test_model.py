@@ -119,12 +119,22 @@ class SiteDescriptionTest(unittest.TestCase):
         (only,) = build("provider p { probe x(); };", source_name="a{b|c}%d é.d").probes
         self.assertEqual(header_view.site_description(only), r'("a\173b\174c\175\045d \303\251.d")')
 
-    def test_string_and_pointer_arguments_clobber_memory(self):
-        # A tracer dereferences both: the stores through them must be done before the site.
-        self.assertEqual(header_view.site_clobbers(probe("provider p { probe x(int a); };")), "USDT_NO_CLOBBERS")
-        self.assertEqual(header_view.site_clobbers(probe("provider p { probe x(const char *s); };")), "USDT_MEMORY_CLOBBERS")
-        self.assertEqual(header_view.site_clobbers(probe("provider p { probe x(struct req *r, int a); };")),
-                         "USDT_MEMORY_CLOBBERS")
+    def test_string_and_pointer_arguments_name_what_they_point_to(self):
+        # A tracer dereferences both: the site takes the memory they point to as an input, so
+        # that the stores through them are done before it, and each is evaluated once, in a local.
+        self.assertEqual(header_view.macro_declarations(probe("provider p { probe x(int a); };")), [])
+        self.assertEqual(header_view.macro_operands(probe("provider p { probe x(int a); };")),
+                         "USDT_ARG(i32, int, arg0)")
+        strings_and_pointers = probe("provider p { probe x(const char *s, struct req *r, int a); };")
+        self.assertEqual(header_view.macro_declarations(strings_and_pointers),
+                         ["USDT_ADDRESS_ARG(_usdt_address_0, const char *, arg0)",
+                          "USDT_ADDRESS_ARG(_usdt_address_1, const volatile void *, arg1)"])
+        self.assertEqual(header_view.macro_operands(strings_and_pointers),
+                         "USDT_VALUE(address, _usdt_address_0) USDT_VALUE(address, _usdt_address_1) "
+                         "USDT_ARG(i32, int, arg2) USDT_POINTED_TO(_usdt_address_0) USDT_POINTED_TO(_usdt_address_1)")
+        self.assertEqual(header_view.cxx_operands(strings_and_pointers),
+                         "USDT_VALUE(address, _usdt_text_0) USDT_VALUE(address, r.value) USDT_VALUE(i32, a.value) "
+                         "USDT_POINTED_TO(_usdt_text_0) USDT_POINTED_TO(r.value)")
 
 
 class CheckTest(unittest.TestCase):

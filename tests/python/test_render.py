@@ -48,7 +48,7 @@ class HeaderTest(unittest.TestCase):
         self.assertIn(runtime_header, self.header)
         self.assertNotIn("#include <usdt/", self.header)
         self.assertLines(
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 8\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 9\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
             "#endif")

@@ -50,7 +50,7 @@
 #define USDT_USDT_H
 
 /* Generated headers check this and refuse to compile against another version. */
-#define USDT_ABI_VERSION 8
+#define USDT_ABI_VERSION 9
 
 /* The targets probes are emitted for: those whose tracers read the notes (the reference's
    per-target table says which read what). Linux's ILP32 variants of 64-bit targets (x32,
@@ -271,8 +271,8 @@ union _usdt_slot {
 #endif
 };
 /* The block: the slots, then one more (C has no empty initializer), in an array that lives
-   until the end of the probe's statement. The probe clobbers "memory", so the compiler stores
-   the slots before the site, where it sees only their address taken. */
+   until the end of the probe's statement. The probe clobbers "memory" (_USDT_CLOBBERS), so the
+   compiler stores the slots before the site, where it sees only their address taken. */
 #if defined(__cplusplus)
 #define _USDT_SLOT(member, value) ::_usdt_slot(value)
 #define _USDT_LAST_SLOT ::_usdt_slot(false)
@@ -304,40 +304,50 @@ static inline __attribute__((always_inline)) unsigned long long _usdt_in_registe
 #define _USDT_DECLARATIONS(operands)
 #define _USDT_OPERANDS(operands) _USDT_UNPARENTHESIZE operands
 #endif
-/* A string operand of a probe with a semaphore. A BPF program cannot fault a page in, so a
-   string on a page the process never touched (a literal only the probe passes) would read as
-   "": while the semaphore is active, the string's first bytes, as many as tracers read, are
-   read here first, which maps their pages. Untraced, this is one check of the semaphore; the
-   reading is out of line (noinline, cold), so a site grows by the check and a call only
-   (`unused`: GCC warns of an unused static function otherwise, and `inline` with `noinline`). */
-static __attribute__((noinline, cold, unused)) void _usdt_touch_string(const char *text) {
-    const volatile char *byte = text;
-    int count = 0;
-    while (byte && count < 256 && byte[count] != '\0') {
-        ++count;
-    }
-}
-static inline __attribute__((always_inline)) const char *
-_usdt_touched_string(const char *text, int active) {
-    if (active) {
-        _usdt_touch_string(text);
-    }
-    return text;
-}
 /* An argument of a probe macro, converted to its declared type first; the C++ API passes
-   values that are of it already, and its string_argument::text() touches strings itself. */
+   values that are of it already. */
 #define USDT_ARG(member, type, value) USDT_VALUE(member, _USDT_CONVERTED(type, value))
-#define USDT_STRING_ARG(semaphore, type, value) \
-    USDT_VALUE(address, _usdt_touched_string(_USDT_CONVERTED(type, value), USDT_SEMAPHORE_ACTIVE(semaphore)))
+
+/* What a string or pointer argument points to, as an input of the site: a tracer reads it
+   there, so the compiler must have written it before the site, yet need not reload anything
+   after it (a "memory" clobber would make it reload every value it keeps in memory around
+   the site). For GCC it is an array of unknown size at the address: any bytes from there on.
+   Clang takes no incomplete type as an operand, and treats a volatile asm as reading any
+   memory anyway; a byte is enough to name it. The site itself never reads the memory, so no
+   address a program passes (NULL, freed, unmapped, `PROT_NONE`, unterminated) can crash it:
+   only the tracer reads, with reads that fail safely. The operands follow the values, which
+   the spec numbers %0, %1...; nothing is emitted for them. Without optimization there are
+   none: a compiler then keeps every value in memory and stores it where the code does, and
+   it would give each operand a register of its own, which 12 arguments and their memory
+   exceed. */
+#if defined(__clang__)
+typedef const volatile char _usdt_pointee;
+#else
+typedef const volatile char _usdt_pointee[];
+#endif
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wcast-qual" /* GCC: an array of qualified chars is not qualified */
+#if defined(__cplusplus)
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#endif
+static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(const volatile void *address) {
+    return (_usdt_pointee *)address;
+}
+#pragma GCC diagnostic pop
+#if defined(_USDT_BLOCK_CONSTRAINT)
+#define USDT_POINTED_TO(address) /* the argument block's sites clobber "memory" */
+#elif !defined(__OPTIMIZE__)
+#define USDT_POINTED_TO(address)
+#else
+#define USDT_POINTED_TO(address) "m"(*_usdt_pointed_to(address)),
+#endif
 
 /*
  * The probe site: the nop and its notes. `semaphore` is the semaphore variable's name as a
  * string literal and `semaphore_operand` the variable as an operand, `"m"(name)`, or, for a
  * probe without one, "0" and `"i"(0)`; `spec` refers to the operands as %0, %1...;
- * `operands` is a parenthesized, possibly empty, sequence of USDT_ARG() and
- * USDT_STRING_ARG() (USDT_VALUE() in the C++ API); `clobbers` is USDT_NO_CLOBBERS, or
- * USDT_MEMORY_CLOBBERS for a probe with string or pointer arguments (parenthesized too: an
- * empty macro argument draws C++98-compatibility warnings in the caller's code);
+ * `operands` is a parenthesized, possibly empty, sequence of USDT_ARG() (USDT_VALUE() in the
+ * C++ API), one per argument, then a USDT_POINTED_TO() per string or pointer argument;
  * `description` is the `.note.usdt` strings after provider and name, as parenthesized
  * string literals (characters other than those of names octal-escaped, `\173`, for the asm
  * template). `?` puts the notes in the code's COMDAT group (inline
@@ -352,17 +362,11 @@ _usdt_touched_string(const char *text, int active) {
  * SHF_LINK_ORDER, so instead of refusing to link (gold) or leaving notes at address 0
  * (mold) they keep the probed code; GNU ld and lld still drop it, with its note and this
  * reference.
- *
- * A probe with string or pointer arguments clobbers "memory": its asm only takes addresses,
- * and without the clobber the compiler may drop or delay the stores that wrote what they
- * point to: to the compiler a buffer that only the probe reads, or a store through a pointer
- * that is overwritten after the probe, is dead, and the tracer would read stale memory.
  */
-#define USDT_MEMORY_CLOBBERS ("memory")
 #if defined(_USDT_BLOCK_CONSTRAINT)
-#define USDT_NO_CLOBBERS ("memory")
+#define _USDT_CLOBBERS "memory"
 #else
-#define USDT_NO_CLOBBERS ()
+#define _USDT_CLOBBERS
 #endif
 /* The instruction a tracer replaces, labelled for the note: a 1-byte nop, which uprobes trap
    with an int3. Defining USDT_X86_NOP5 makes it, on x86-64 only, the 5-byte nop that Linux
@@ -383,7 +387,7 @@ _usdt_touched_string(const char *text, int active) {
 #endif
 /* `("a", "b")` -> `"\"a\", \"b\""`: string literals as the operands of an `.asciz`. */
 #define _USDT_ASCIZ_OPERANDS(...) #__VA_ARGS__
-#define USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, clobbers, description) \
+#define USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
     do { \
         _USDT_DECLARATIONS(operands) \
         __asm__ __volatile__( \
@@ -409,7 +413,7 @@ _usdt_touched_string(const char *text, int active) {
             ".balign 4\n" \
             ".4byte .L_usdt_site%= - .\n" \
             ".popsection\n" \
-            : : _USDT_OPERANDS(operands) semaphore_operand : _USDT_UNPARENTHESIZE clobbers); \
+            : : _USDT_OPERANDS(operands) semaphore_operand : _USDT_CLOBBERS); \
     } while (0)
 
 #else /* !USDT_HAVE_PROBES: arguments are still evaluated exactly once. */
@@ -418,13 +422,15 @@ _usdt_touched_string(const char *text, int active) {
 #define USDT_ALWAYS_ACTIVE 0
 #define USDT_VALUE(member, value) (void)(value);
 #define USDT_ARG(member, type, value) (void)_USDT_CONVERTED(type, value);
-#define USDT_STRING_ARG(semaphore, type, value) USDT_ARG(address, type, value)
-#define USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, clobbers, description) \
+#define USDT_POINTED_TO(address)
+#define USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
-#define USDT_MEMORY_CLOBBERS
-#define USDT_NO_CLOBBERS
 
 #endif /* USDT_HAVE_PROBES */
+
+/* A string or pointer argument of a probe macro, converted and held in a local first, as its
+   site names it twice: as a value and in USDT_POINTED_TO(). */
+#define USDT_ADDRESS_ARG(name, type, value) type const name = _USDT_CONVERTED(type, value);
 
 #if defined(__cplusplus) && !defined(USDT_NO_CXX_API)
 
@@ -715,17 +721,11 @@ class string_argument {
 
     /* The text the site records, for the probe of `semaphore` (nullptr: one without). A costly
        string is prepared, into `buffer`, only while the probe is traced: untraced, the site
-       records nullptr, which nobody reads. A C string of a probe with a semaphore is touched
-       while traced (see _usdt_touched_string). */
+       records nullptr, which nobody reads. */
     _USDT_API_INLINE const char *text(string_buffer &buffer, const volatile unsigned short *semaphore) const {
         if (prepare_ != nullptr) {
             return detail::active(semaphore) ? prepare_(object_, buffer) : nullptr;
         }
-#if USDT_HAVE_PROBES
-        if (semaphore != nullptr && USDT_SEMAPHORE_ACTIVE(*semaphore)) {
-            _usdt_touch_string(text_);
-        }
-#endif
         return text_;
     }
 
