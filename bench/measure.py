@@ -25,8 +25,8 @@ import bpftrace_attach  # noqa: E402  (the tests' way of attaching bpftrace and 
 @dataclass(frozen=True)
 class Site:
     kind: str    # none, sdt, sdt_guarded, macro, function, guarded, guarded_function
-    source: str  # reg, mem, str, costly
-    probe: str   # a0, a2, a6, a12, s1
+    source: str  # reg, mem, str, item, costly
+    probe: str   # a0, a2, a6, a12, s1, item
 
     @staticmethod
     def parse(name: str) -> "Site":

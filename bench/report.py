@@ -21,7 +21,9 @@ from measure import Site
 
 # Rows of the tables, in the order bench/sites.h lists them: (source, probe).
 CHEAP_ROWS = [("reg", "a0"), ("reg", "a2"), ("mem", "a2"), ("reg", "a6"), ("mem", "a6"),
-              ("reg", "a12"), ("mem", "a12"), ("str", "s1")]
+              ("reg", "a12"), ("mem", "a12"), ("str", "s1"), ("item", "item")]
+# The rows whose probe has a string argument.
+STRING_ROWS = [("str", "s1"), ("item", "item")]
 COSTLY_ROWS = [("costly", "a0"), ("costly", "a2"), ("costly", "a6"), ("costly", "a12")]
 HIT_ROWS = [("reg", "a0"), ("reg", "a2"), ("reg", "a6"), ("reg", "a12")]
 SOURCES = {"reg": "in registers", "mem": "in memory", "costly": "a call each"}
@@ -39,6 +41,8 @@ SITES_PER_SIZE_FUNCTION = 100  # bench/site_sizes.cpp
 def row_label(source: str, probe: str) -> str:
     if source == "str":
         return "1 string, loop updating a global"
+    if source == "item":
+        return "id and name, a loop over an array of structs"
     arity = probe[1:]
     return "0" if arity == "0" else f"{arity} {SOURCES[source]}"
 
@@ -240,6 +244,29 @@ def text_target(compilers: List[Compiler]) -> Target:
                   + _failing(failures), not failures, OPERANDS_IN_REGISTERS)
 
 
+def string_target(compilers: List[Compiler]) -> Target:
+    """A string argument may cost a register load and the stores its site needs done first,
+    and nothing more: at most 2 instructions and 16 bytes over sys/sdt.h's site."""
+    instructions, text, failures = [], [], []
+    for compiler in compilers:
+        for source, probe in STRING_ROWS:
+            reference_instructions = compiler.added_instructions("sdt", source, probe)
+            reference_text = compiler.added_text("sdt", source, probe)
+            for kind in UNGUARDED:
+                added_instructions = compiler.added_instructions(kind, source, probe) - reference_instructions
+                added_text = compiler.added_text(kind, source, probe) - reference_text
+                instructions.append(added_instructions)
+                text.append(added_text)
+                if added_instructions > 2 or added_text > 16:
+                    failures.append(f"{_site(compiler, kind, source, probe)}: {added_instructions:+.2f} "
+                                    f"instructions, {added_text:+.2f} bytes")
+    return Target("An untraced string probe costs at most 2 instructions and 16 bytes of `.text` more than "
+                  "sys/sdt.h's, for every compiler and string row",
+                  f"ours − sys/sdt.h: {min(instructions):+.2f} to {max(instructions):+.2f} instructions, "
+                  f"{min(text):+.2f} to {max(text):+.2f} bytes per site" + _failing(failures),
+                  not failures, OPERANDS_IN_REGISTERS)
+
+
 def compile_targets(compile_ms: Dict[str, Dict[str, float]], pairs: List[Tuple[str, str]]) -> List[Target]:
     """C's cost of including a 1,000-probe header, and C++'s with the typed API beside it, from
     the same run: `pairs` are each compiler's C and C++ commands (gcc and g++)."""
@@ -264,6 +291,7 @@ def targets(compilers: List[Compiler], generator_seconds: float,
         guarded_instructions_target(compilers),
         hit_target(compilers),
         text_target(compilers),
+        string_target(compilers),
         Target("10,000 probes generate in under 2 s", f"{generator_seconds:.2f} s", generator_seconds < 2),
         *compile_targets(compile_ms, compile_pairs),
     ]
@@ -275,15 +303,14 @@ those arguments, libbpf before 1.7 rejects indexed ones, and gdb and bpftrace mi
 `sym(%rip)` (see docs/internals.md, "Argument specs"). usdt passes every argument in a
 register so that every tracer reads it, which costs one load, and its bytes, per argument not
 already in a register. With the values in registers, the case sys/sdt.h's one-instruction
-floor is about, usdt equals sys/sdt.h with GCC and beats it with Clang. In the *string* row,
-usdt's probe clobbers memory, so GCC stores and reloads the loop's global around the site;
-without the clobber GCC dropped stores to a buffer only the probe reads, and tracers read an
-empty string (tests/integration, `FreshStrings`). A string argument of a probe with a
-semaphore also costs the semaphore check (`cmpw`, `jne`) and, out of line, a call: while
-traced, the probe reads the string's first bytes so that a literal on a page nothing else
-touched is mapped when the tracer reads it (BPF cannot fault a page in; docs/tracing.md,
-"Strings that print as `""`"). Where these costs matter, guard the probe: see the guarded
-columns, whatever the arguments cost."""
+floor is about, usdt equals sys/sdt.h with GCC and beats it with Clang. In the *string* rows,
+usdt's site takes the memory the string points to as an input, so the compiler must have
+stored, before the site, whatever might be there: GCC stores the loop's global at every
+iteration (it cannot tell that `p->name` does not point at it). Without that, GCC dropped
+stores to a buffer only the probe reads, and tracers read an empty string (tests/integration,
+`FreshStrings`). The site does nothing else for a string: no semaphore check, no reading
+(docs/internals.md, "Strings on pages the process never touched"). Where these costs
+matter, guard the probe: see the guarded columns, whatever the arguments cost."""
 
 GUARD_AND_LOOP_SHAPE = """usdt's guard is two instructions on x86-64, `cmpw $0, semaphore(%rip)` and `jne`
 (objdump -d the `run_guarded_*` functions of bench/disabled_sites). What a row adds beyond
@@ -383,8 +410,9 @@ taken, for a loop counter `i`, from one of these sources:
 - *in registers*: `i + k`, values the code already has in registers;
 - *in memory*: `p->v[k]`, fields of the struct `p` points at (sys/sdt.h may name them as
   memory operands; ours loads them into registers);
-- *string*: `p->name`, in a loop that also adds to a global (our string probes clobber
-  memory, so the global is stored and reloaded around the site, and check the semaphore);
+- *string*: `p->name`, in a loop that also adds to a global (our string probes take the
+  memory the string points to as an input, so the global is stored before the site);
+- *id and name*: `records[i].id` and `records[i].name`, a plain loop over an array of structs;
 - *a call each*: `bench_expensive(i + k)`, a function in another translation unit.
 
 **Instructions** (callgrind, exact): each `run_<kind>_<source>_<probe>` loop of

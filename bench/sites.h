@@ -15,6 +15,9 @@
  *   sources  reg          values the code already has in registers: i + k
  *            mem          fields of a struct the code points at: p->v[k]
  *            str          a string field, in a loop that also updates a global
+ *            item         the id and the name of the i-th struct of an array, a plain loop over
+ *                         it: bench_records[i].id, bench_records[i].name (loops run at most
+ *                         BENCH_RECORDS iterations)
  *            costly       a call per argument: bench_expensive(i + k)
  *
  * Sites are macros, not inline functions, so that sys/sdt.h sees the argument expressions
@@ -67,6 +70,12 @@
 #define VALUE_str(k) (p->name)
 #define SINK_str(n) __asm__ __volatile__("" : : "m"(*p))
 
+#define SETUP_item const struct bench_record *p = &bench_records[i];
+#define VALUE_item(k) ITEM_FIELD_##k
+#define ITEM_FIELD_0 (p->id)
+#define ITEM_FIELD_1 (p->name)
+#define SINK_item(n) __asm__ __volatile__("" : : "m"(*p))
+
 #define SETUP_costly
 #define VALUE_costly(k) bench_expensive(i + k)
 #define SINK_costly(n) __asm__ __volatile__("")
@@ -91,7 +100,7 @@
     X(kind, reg, a2, A2, 2) X(kind, mem, a2, A2, 2) \
     X(kind, reg, a6, A6, 6) X(kind, mem, a6, A6, 6) \
     X(kind, reg, a12, A12, 12) X(kind, mem, a12, A12, 12) \
-    X(kind, str, s1, S1, 1)
+    X(kind, str, s1, S1, 1) X(kind, item, item, ITEM, 2)
 #define COSTLY_SITES(X, kind) \
     X(kind, costly, a0, A0, 0) X(kind, costly, a2, A2, 2) X(kind, costly, a6, A6, 6) X(kind, costly, a12, A12, 12)
 

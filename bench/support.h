@@ -16,6 +16,13 @@ struct bench_item {
     const char *name;
 };
 extern struct bench_item bench_items[BENCH_ITEMS];
+/* Records a loop walks through, one per iteration (callgrind's loops run 32768 iterations). */
+enum { BENCH_RECORDS = 1 << 16 };
+struct bench_record {
+    uint64_t id;
+    const char *name;
+};
+extern struct bench_record bench_records[BENCH_RECORDS];
 /* State a loop keeps in memory; the compiler may hold it in a register across a probe
    unless the probe clobbers memory. */
 extern uint64_t bench_total;
@@ -24,7 +31,7 @@ uint64_t bench_expensive(uint64_t x);
 uint64_t bench_next(void);
 
 extern unsigned short bench_sdt_a0_semaphore, bench_sdt_a2_semaphore, bench_sdt_a6_semaphore,
-    bench_sdt_a12_semaphore, bench_sdt_s1_semaphore;
+    bench_sdt_a12_semaphore, bench_sdt_s1_semaphore, bench_sdt_item_semaphore;
 
 #ifdef __cplusplus
 }

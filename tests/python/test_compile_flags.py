@@ -9,8 +9,8 @@ notes must hold one register spec per argument (`-4@%eax`, never Intel's `-4@eax
 at every hit, must read every argument and, through the pointer argument, the value the
 program stored just before the probe. The program overwrites it right after, so a compiler
 that takes the asm at its word (it reads only its operands, and a pointer operand is not the
-memory it points to) may delete that store as dead, unless the asm clobbers "memory", as a
-probe with pointer arguments does.
+memory it points to) may delete that store as dead, unless the asm also takes that memory as
+an input, as a probe with pointer arguments does.
 """
 
 import os
@@ -37,8 +37,8 @@ provider flags {
 
 # fire() stores into *box, fires a probe, then overwrites the store: the first store is
 # visible only to a tracer dereferencing the pointer argument. `stored` has no string argument,
-# which would make its site clobber memory anyway, and no semaphore, whose memory operand
-# alone keeps GCC from deleting the store.
+# whose memory input would cover the box too, and no semaphore, whose memory operand alone
+# keeps GCC from deleting the store.
 C_SOURCE = """\
 #include "flags.h"
 #include <stdio.h>
