@@ -214,9 +214,13 @@ constexpr To _usdt_converted(From value) noexcept {
    header emits it in the COMDAT group systemtap's sys/sdt.h uses, so a module keeps one
    copy, even mixed with sys/sdt.h; `.ifndef` keeps one when a link-time optimizer joins
    several units' top-level asm. It is retained (`R`) because only non-allocated notes refer
-   to it, and lld's --gc-sections would otherwise drop it. */
+   to it, and lld's --gc-sections would otherwise drop it. It is executable (`x`, where
+   sys/sdt.h has `a` only) so that linkers put it in the probes' own segment: perf (6.1 at
+   least) takes a probe's file offset to be its address minus the base's address plus the
+   base's file offset, which is wrong for a base in another segment, and lld and mold give
+   the read-only data before the code another distance between address and file offset. */
 __asm__(".ifndef _.stapsdt.base\n"
-        ".pushsection .stapsdt.base, \"aGR\", \"progbits\", .stapsdt.base, comdat\n"
+        ".pushsection .stapsdt.base, \"axGR\", \"progbits\", .stapsdt.base, comdat\n"
         ".weak _.stapsdt.base\n"
         ".hidden _.stapsdt.base\n"
         "_.stapsdt.base:\n"
