@@ -58,7 +58,7 @@ __asm__(".L_usdt_assembler_check: nop\n"
         ".popsection\n"
         ".pushsection .init_usdt_keep, \"?ao\", \"progbits\", .L_usdt_assembler_check\n"
         ".popsection\n"
-        ".pushsection .stapsdt.base, \"aGR\", \"progbits\", .stapsdt.base, comdat\n"
+        ".pushsection .stapsdt.base, \"axGR\", \"progbits\", .stapsdt.base, comdat\n"
         ".popsection\n");
 #endif
 #endif

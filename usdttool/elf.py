@@ -14,6 +14,7 @@ import struct
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+from elftools.elf.constants import P_FLAGS
 from elftools.elf.elffile import ELFFile
 
 from .errors import ToolError
@@ -103,6 +104,13 @@ class LoadSegment:
     address: int             # p_vaddr
     offset: int              # p_offset
     file_size: int           # p_filesz
+    writable: bool = False   # PF_W
+
+    def file_pages(self, page_size: int) -> range:
+        """The pages of the file a loader maps for this segment."""
+        if not self.file_size:
+            return range(0)
+        return range(self.offset // page_size, (self.offset + self.file_size - 1) // page_size + 1)
 
 
 @dataclass(frozen=True)
@@ -130,6 +138,16 @@ class Linkage:
     rpath: Tuple[str, ...]   # DT_RPATH, split at ':'
     runpath: Tuple[str, ...] # DT_RUNPATH, split at ':'
     interpreter: Optional[str]   # PT_INTERP
+
+
+# The largest page size each machine's Linux kernels use, as usdt/usdt.h aligns `.probes` to.
+_LARGEST_PAGE_SIZES = {"EM_AARCH64": 65536, "EM_PPC64": 65536, "EM_MIPS": 65536}
+SHARED_SEMAPHORE_PAGE = (
+    "a semaphore is on a file page that an earlier writable segment (GNU_RELRO's, as lld and mold "
+    "lay files out) also maps, where the kernel raises it instead: tracers that start the program "
+    "(bpftrace -c, perf record -- CMD, usdt trace -- CMD) or that attach before it maps this file "
+    "leave its ENABLED() false; attach to the running process (-p PID) instead, or relink with "
+    "-Wl,-z,norelro (lld: -Wl,-z,separate-loadable-segments), or build the probes with usdt")
 
 
 def read_module(path: str) -> Module:
@@ -212,9 +230,27 @@ def _module(path: str, elf: ELFFile) -> Module:
         if problem:
             warnings.append(f"{provider}:{name}: {problem}; argument names and types from the stapsdt notes")
         probes.append(Probe(provider, name, arguments, tuple(probe_sites), probe_sites[0].semaphore, source_name))
-    segments = tuple(LoadSegment(segment["p_vaddr"], segment["p_offset"], segment["p_filesz"])
+    segments = tuple(LoadSegment(segment["p_vaddr"], segment["p_offset"], segment["p_filesz"],
+                                 bool(segment["p_flags"] & P_FLAGS.PF_W))
                      for segment in elf.iter_segments() if segment["p_type"] == "PT_LOAD")
+    page_size = _LARGEST_PAGE_SIZES.get(elf["e_machine"], 4096)
+    if _semaphore_shares_a_page(segments, [probe.semaphore for probe in probes if probe.semaphore], page_size):
+        warnings.append(SHARED_SEMAPHORE_PAGE)
     return Module(path, tuple(probes), tuple(dict.fromkeys(warnings)), segments, elf.elfclass // 8)
+
+
+def _semaphore_shares_a_page(segments: Sequence[LoadSegment], semaphores: Sequence[int], page_size: int) -> bool:
+    """Whether a semaphore's file page is also mapped by an earlier writable segment. For a
+    tracer attached before the file is mapped, Linux raises a semaphore when the file is
+    mapped, through the first writable mapping of its page: the loader maps segments in
+    order, and makes GNU_RELRO's read-only afterwards, so the semaphore the code reads stays 0."""
+    for semaphore in semaphores:
+        for index, segment in enumerate(segments):
+            if segment.address <= semaphore < segment.address + segment.file_size:
+                page = (segment.offset + semaphore - segment.address) // page_size
+                if any(earlier.writable and page in earlier.file_pages(page_size) for earlier in segments[:index]):
+                    return True
+    return False
 
 
 def _notes(elf: ELFFile, byte_order: str) -> Iterator[Tuple[str, bytes]]:

@@ -8,6 +8,7 @@ without probes is listed as such, not an error.
 import argparse
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
@@ -63,15 +64,34 @@ def _target(args: argparse.Namespace) -> Tuple[Optional[int], Optional[str]]:
     return None, args.target
 
 
+def kernel_warning(release: str) -> Optional[str]:
+    """What a kernel older than 4.20 (no ref_ctr_offset for uprobes) means for semaphores, or None."""
+    version = re.match(r"(\d+)\.(\d+)", release)
+    if version is None or (int(version[1]), int(version[2])) >= (4, 20):
+        return None
+    return (f"the running kernel, Linux {release}, is older than 4.20 and does not raise semaphores for "
+            "tracers: under perf, and tracers that start the program, every ENABLED() stays false; only "
+            "tracers that write a semaphore into a running process themselves raise it (gdb, SystemTap, "
+            "bpftrace and bcc's tools given -p PID)")
+
+
+def _with_kernel_warning(listed: List[Listed], warnings: List[str]) -> List[str]:
+    """`warnings`, and kernel_warning()'s when a listed module has semaphores."""
+    warning = kernel_warning(os.uname().release)
+    if warning and any(probe.semaphore for entry in listed for probe in entry.module.probes):
+        return [*warnings, warning]
+    return warnings
+
+
 def _file(path: str, with_libraries: bool) -> Tuple[List[Listed], List[str]]:
     module = elf.read_module(path)
-    if not with_libraries:
-        return [Listed(module, module.warnings, None)], []
-    found = libraries.shared_libraries(path)
     listed = [Listed(module, module.warnings, None)]
-    listed += [Listed(library, library.warnings, None) for library in map(elf.read_module, found.paths)]
-    warnings = [f"{name}, needed by {needer}: not found" for needer, name in found.missing]
-    return listed, warnings
+    warnings = []
+    if with_libraries:
+        found = libraries.shared_libraries(path)
+        listed += [Listed(library, library.warnings, None) for library in map(elf.read_module, found.paths)]
+        warnings = [f"{name}, needed by {needer}: not found" for needer, name in found.missing]
+    return listed, _with_kernel_warning(listed, warnings)
 
 
 def _process(pid: int) -> Tuple[List[Listed], List[str]]:
@@ -84,7 +104,7 @@ def _process(pid: int) -> Tuple[List[Listed], List[str]]:
         errors = sorted({value.error for value in semaphores.values() if value.error})
         warnings = module.warnings + tuple(f"semaphore values unknown: {error}" for error in errors)
         listed.append(Listed(module, warnings, semaphores))
-    return listed, list(running.warnings)
+    return listed, _with_kernel_warning(listed, list(running.warnings))
 
 
 def _text(pid: Optional[int], listed: List[Listed], warnings: List[str], verbose: bool) -> str:

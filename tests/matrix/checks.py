@@ -4,7 +4,8 @@ that one failure message names everything wrong with a cell.
 - note_problems: readelf's view. Every probe of types and edges has a note; each argument
   has the declared size and sign and names a register (the 32-bit name when narrower than
   8 bytes); no note has Location 0 or Base 0; every Location is in .text, every Base is the
-  module's .stapsdt.base and every Semaphore is inside .probes.
+  module's .stapsdt.base and every Semaphore is inside .probes, which starts a page
+  (test_semaphores.py shows why through the kernel).
 - gdb_problems: gdb's view, without root. `info probes` lists every probe in the right
   module, each hit reads every argument as expected (expected_matrix.HITS), and the
   program exits normally.
@@ -28,6 +29,8 @@ REGISTER_OPERAND = re.compile(r"^-?[1248]@%[a-z][a-z0-9]*$")
 NARROW_REGISTER = re.compile(r"@%(e[a-z]{2}|r\d+d)$")
 
 
+PAGE_SIZE = 4096   # x86-64's, as usdt/usdt.h aligns .probes
+
 # The probed function gc.c defines and nothing calls.
 UNUSED_FUNCTION = "usdt_matrix_unused"
 
@@ -50,6 +53,8 @@ def note_problems(built) -> List[str]:
     base, text, probes = (sections.get(name) for name in (".stapsdt.base", ".text", ".probes"))
     if base is None or base.address == 0:
         problems.append(f".stapsdt.base missing or at 0: {base}")
+    if probes is not None and probes.address % PAGE_SIZE:
+        problems.append(f".probes at {probes.address:#x} does not start a page")
     if built.program != built.probe_module:
         stray = [note.probe for note in elf_notes.notes(str(built.program)) if ours(note.probe)]
         if stray:

@@ -1,8 +1,10 @@
 """usdt_testing.main()'s exit status, as CTest reads it: a module whose tests all pass, or that
 has optional skips (a test, a subtest, a class in setUpClass) beside its passes, passes; one in
 which nothing passed and something skipped is "Skipped" (77); one with a failure, or with no
-test at all, fails; and with USDT_REQUIRE_TRACERS=1, as CI runs, any skip fails. Each case is
-a small test module run in a child process.
+test at all, fails; and with USDT_REQUIRE_TRACERS=1, as CI runs, any skip fails but one for a
+capability the running kernel lacks. Each case is a small test module run in a child process.
+A file the kernel cannot execute (ENOEXEC, as i386 programs are without IA32 emulation) is
+what such a skip is detected by.
 """
 
 import os
@@ -70,6 +72,20 @@ MODULES = {
         class Case(unittest.TestCase):
             def test_a(self): pass
         """,
+    "a kernel skip beside a pass": """
+        class Case(unittest.TestCase):
+            def test_a(self): pass
+            def test_b(self): self.skipTest(usdt_testing.KERNEL_LACKS + 'run i386 programs')
+        """,
+    "only kernel skips": """
+        class Case(unittest.TestCase):
+            def test_a(self): self.skipTest(usdt_testing.KERNEL_LACKS + 'run i386 programs')
+        """,
+    "a kernel skip beside another skip": """
+        class Case(unittest.TestCase):
+            def test_a(self): self.skipTest(usdt_testing.KERNEL_LACKS + 'run i386 programs')
+            def test_b(self): self.skipTest('no tool')
+        """,
     "a failure": """
         class Case(unittest.TestCase):
             def test_a(self): pass
@@ -108,6 +124,9 @@ class ExitStatusTest(unittest.TestCase):
             "all skipped": (skipped, 1),
             "a class skipped in setUpClass beside a skip": (skipped, 1),
             "the module skipped in setUpModule": (skipped, 1),
+            "a kernel skip beside a pass": (0, 0),
+            "only kernel skips": (skipped, skipped),
+            "a kernel skip beside another skip": (skipped, 1),
             "a failure": (1, 1),
             "no test": (1, 1),
         }
@@ -115,6 +134,19 @@ class ExitStatusTest(unittest.TestCase):
         for case, body in MODULES.items():
             with self.subTest(case):
                 self.assertEqual((status(body, False), status(body, True)), wanted[case])
+
+
+class KernelCapabilityTest(unittest.TestCase):
+    def test_a_file_the_kernel_cannot_execute(self):
+        with tempfile.TemporaryDirectory(prefix="usdt-skips-") as directory:
+            program = Path(directory) / "no-format"
+            program.write_bytes(b"\x7fELF but not one the kernel runs\n")
+            program.chmod(0o755)
+            reason = usdt_testing.kernel_lacks_reason([str(program)], "such programs")
+        self.assertEqual(reason, f"{usdt_testing.KERNEL_LACKS}run such programs ({program}: Exec format error)")
+
+    def test_a_program_the_kernel_runs(self):
+        self.assertIsNone(usdt_testing.kernel_lacks_reason([sys.executable, "-c", "pass"], "Python"))
 
 
 if __name__ == "__main__":

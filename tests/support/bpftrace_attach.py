@@ -41,11 +41,11 @@ def hit_lines(output: str) -> List[str]:
 
 
 def trace(script: str, action: Callable[[], Result], expected_hits: int,
-          timeout: float = 30) -> Tuple[str, Result]:
-    """Starts `bpftrace -e script` (which includes BEGIN_READY), calls `action()` once attached,
-    then waits until `expected_hits` lines starting with "HIT " were printed (or `timeout`
-    seconds), stops bpftrace and returns (its output, what action returned)."""
-    tracer = subprocess.Popen(["bpftrace", "-e", script], stdout=subprocess.PIPE,
+          timeout: float = 30, options: Sequence[str] = ()) -> Tuple[str, Result]:
+    """Starts `bpftrace options... -e script` (which includes BEGIN_READY), calls `action()` once
+    attached, then waits until `expected_hits` lines starting with "HIT " were printed (or
+    `timeout` seconds), stops bpftrace and returns (its output, what action returned)."""
+    tracer = subprocess.Popen(["bpftrace", *options, "-e", script], stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, encoding="utf-8", errors="replace")
     lines: "queue.Queue[str]" = queue.Queue()
     reader = threading.Thread(target=lambda: [lines.put(line) for line in tracer.stdout], daemon=True)

@@ -53,6 +53,12 @@ KVSERVER_HEADING = f"{len(KVSERVER_SIGNATURES)} probes"
 KVSERVER_SOURCES = {probe: f"{probe.split(':')[0]}.d" for probe in KVSERVER_SIGNATURES}
 KVSTORE_SIGNATURE = "kvstore:lookup(string key, size_t length)"
 NOTES_FALLBACK = "argument names and types from the stapsdt notes"
+SHARED_SEMAPHORE_PAGE = (
+    "a semaphore is on a file page that an earlier writable segment (GNU_RELRO's, as lld and mold "
+    "lay files out) also maps, where the kernel raises it instead: tracers that start the program "
+    "(bpftrace -c, perf record -- CMD, usdt trace -- CMD) or that attach before it maps this file "
+    "leave its ENABLED() false; attach to the running process (-p PID) instead, or relink with "
+    "-Wl,-z,norelro (lld: -Wl,-z,separate-loadable-segments), or build the probes with usdt")
 
 
 def usdt(*arguments, environment: Optional[Dict[str, str]] = None, command: Sequence[str] = (),
@@ -181,6 +187,36 @@ class FileTest(ListTestCase):
         hello = module["probes"][1]
         self.assertEqual((hello["source"], [argument["kind"] for argument in hello["arguments"]]),
                          (None, ["integer"] * 3))
+
+    def test_a_semaphore_on_a_relro_page_is_warned_about(self):
+        # A sys/sdt.h semaphore linked by lld: on the file page its GNU_RELRO segment ends on,
+        # where the kernel raises it for a tracer that started first; and with every segment
+        # on pages of its own.
+        if not PROGRAMS["sdt_only"]:
+            self.skipTest("<sys/sdt.h> is missing (Debian: apt-get install systemtap-sdt-dev)")
+        require_tracer(self, "ld.lld", needs_root=False, package="lld")
+        directory = self.work_directory()
+        source = Path(__file__).resolve().with_name("programs") / "sdt_semaphore.c"
+        for name, flags, warnings in (("relro_page", [], [SHARED_SEMAPHORE_PAGE]),
+                                      ("own_pages", ["-Wl,-z,separate-loadable-segments"], [])):
+            with self.subTest(name=name):
+                program = directory / name
+                subprocess.run(["cc", "-O2", "-fuse-ld=lld", *flags, source, "-o", program], check=True)
+                result = usdt("list", "--json", program)
+                self.assertEqual((result.returncode, result.stderr), (0, ""))
+                listing = json.loads(result.stdout)
+                self.assertEqual((listing["modules"][0]["warnings"], listing["warnings"]), (warnings, []))
+                text = usdt("list", program).stdout.splitlines()
+                self.assertEqual(text[3:], [f"  warning: {warning}" for warning in warnings])
+
+    def test_a_kernel_without_semaphore_support_is_warned_about(self):
+        # setarch --uname-2.6 makes the kernel report a 2.6 release.
+        result = usdt("list", PROGRAMS["kvserver"], command=["setarch", "--uname-2.6"])
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertRegex(result.stdout.splitlines()[-1], r"^warning: the running kernel, Linux 2\.6\.\S+, is "
+                                                         r"older than 4\.20 and does not raise semaphores ")
+        plain = usdt("list", PROGRAMS["plain"], command=["setarch", "--uname-2.6"])
+        self.assertEqual(plain.stdout, f"{PROGRAMS['plain']}: no probes\n", "a file without semaphores")
 
     def test_records_that_disagree_with_the_notes_are_set_aside(self):
         program = PROGRAMS["broken"]

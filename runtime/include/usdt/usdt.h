@@ -31,9 +31,9 @@
  *
  * Semaphores: a 2-byte counter per (provider, probe), defined by the generated header, hidden
  * (one per linked module), in the file-backed `.probes` section because the kernel only
- * maintains semaphores it can find in the file (uprobes' ref_ctr_offset). Tracers raise it
- * while attached, so PROVIDER_PROBE_ENABLED() guards expensive argument computation. It is
- * read through a
+ * maintains semaphores it can find in the file (uprobes' ref_ctr_offset); the section starts
+ * a page of its own (see USDT_SEMAPHORE_DEFINE). Tracers raise it while attached, so
+ * PROVIDER_PROBE_ENABLED() guards expensive argument computation. It is read through a
  * volatile access so that a loop re-reads it and notices a tracer that attaches later.
  * Its value counts armed probe sites, not tracers: test it only against zero. A probe can
  * also be declared without a semaphore (the site is then only the nop, and its note records
@@ -157,10 +157,36 @@ constexpr To _usdt_converted(From value) noexcept {
    top-level asm. The definition is the same whether or not probes are compiled in, so
    translation units built with and without USDT_DISABLE agree on it. */
 #if defined(__GNUC__) && defined(__ELF__)
+/* `.probes` starts a page of its own, or the kernel may raise a semaphore the code never
+   reads. For a tracer that attached before a module was mapped (`bpftrace -c`, `perf record
+   -- CMD`, a library dlopen()ed later), Linux raises each semaphore when the module is mapped,
+   through the first writable mapping of the semaphore's file page (uprobes' delayed ref_ctr
+   increment). lld and mold put `.probes` on the file page where the GNU_RELRO part of the
+   segment before it ends: that mapping comes first, the loader then makes it read-only, and
+   the semaphore in the mapping the code reads stays 0. So each translation unit's first
+   semaphore comes after an empty section aligned to a page, in a COMDAT group of its own
+   (a module keeps one) and retained (nothing refers to it): the output section, aligned as
+   its most aligned input, starts a page, with the padding (up to a page per module) before
+   the semaphores rather than between them. The alignment is the largest page size the
+   target's Linux kernels use, and GNU ld's maximum page size for it: 64 KiB on aarch64,
+   ppc64 and MIPS (whose kernels are built with 4, 16 or 64 KiB pages), 4 KiB elsewhere. */
+#if defined(__aarch64__) || defined(__powerpc64__) || defined(__mips__)
+#define _USDT_PAGE_SIZE "65536"
+#else
+#define _USDT_PAGE_SIZE "4096"
+#endif
 #define USDT_SEMAPHORE_DECLARE(name) \
     extern volatile unsigned short name __attribute__((visibility("hidden")))
 #define USDT_SEMAPHORE_DEFINE(name) \
-    __asm__(".ifndef " #name "\n" \
+    __asm__(".ifndef _usdt_probes_page\n" \
+            ".pushsection .probes, \"awGR\", \"progbits\", _usdt_probes_page, comdat\n" \
+            ".weak _usdt_probes_page\n" \
+            ".hidden _usdt_probes_page\n" \
+            ".balign " _USDT_PAGE_SIZE "\n" \
+            "_usdt_probes_page:\n" \
+            ".popsection\n" \
+            ".endif\n" \
+            ".ifndef " #name "\n" \
             ".pushsection .probes, \"awGR\", \"progbits\", " #name ", comdat\n" \
             ".weak " #name "\n" \
             ".hidden " #name "\n" \
@@ -188,9 +214,13 @@ constexpr To _usdt_converted(From value) noexcept {
    header emits it in the COMDAT group systemtap's sys/sdt.h uses, so a module keeps one
    copy, even mixed with sys/sdt.h; `.ifndef` keeps one when a link-time optimizer joins
    several units' top-level asm. It is retained (`R`) because only non-allocated notes refer
-   to it, and lld's --gc-sections would otherwise drop it. */
+   to it, and lld's --gc-sections would otherwise drop it. It is executable (`x`, where
+   sys/sdt.h has `a` only) so that linkers put it in the probes' own segment: perf (6.1 at
+   least) takes a probe's file offset to be its address minus the base's address plus the
+   base's file offset, which is wrong for a base in another segment, and lld and mold give
+   the read-only data before the code another distance between address and file offset. */
 __asm__(".ifndef _.stapsdt.base\n"
-        ".pushsection .stapsdt.base, \"aGR\", \"progbits\", .stapsdt.base, comdat\n"
+        ".pushsection .stapsdt.base, \"axGR\", \"progbits\", .stapsdt.base, comdat\n"
         ".weak _.stapsdt.base\n"
         ".hidden _.stapsdt.base\n"
         "_.stapsdt.base:\n"
