@@ -28,7 +28,8 @@ SPEC_REPORTER = r'''python
 import os, re
 usdt_sites = {}
 usdt_byte_order = "big" if "big endian" in gdb.execute("show endian", to_string=True) else "little"
-# mips64's `$N` is register N, which gdb names (n64 names); `$sp` is named already.
+# mips64's `$N` is register N, which gdb names (n64 names); `$sp` is named already, and `$fp`
+# is register 30 (GCC's name for s8 when it holds a value), which to gdb is the frame base.
 USDT_MIPS_NAMES = ("zero at v0 v1 a0 a1 a2 a3 a4 a5 a6 a7 t0 t1 t2 t3 s0 s1 s2 s3 s4 s5 s6 s7 "
                    "t8 t9 k0 k1 gp sp s8 ra").split()
 def usdt_locate_sites():
@@ -46,6 +47,8 @@ def usdt_register(name):
     name = name.lstrip("$%")
     if name.isdigit():
         name = USDT_MIPS_NAMES[int(name)]
+    elif name == "fp" and "mips" in gdb.execute("show architecture", to_string=True):
+        name = "s8"
     # Cast: gdb types the stack pointer as a pointer.
     return int(gdb.parse_and_eval("(long)$" + name))
 def usdt_argument(spec):
