@@ -33,7 +33,8 @@ from usdt_testing import require_tracer
 
 OPTIONS: Optional[argparse.Namespace] = None
 PROGRAMS: Dict[str, str] = {}
-PROGRAM_NAMES = ("kvserver", "kvstore", "sdt_only", "plain", "broken", "twolibs", "core_a", "core_b", "cxxapp")
+PROGRAM_NAMES = ("kvserver", "kvstore", "sdt_only", "plain", "broken", "twolibs", "core_a", "core_b", "cxxapp",
+                 "bad_strings_c", "bad_strings_cpp")
 
 # `NSECS pid=PID tid=TID provider:probe name=value...`
 HIT_LINE = re.compile(r"^(\d+) pid=(\d+) tid=(\d+) (\S+:\S+)((?: \S+=\S*)*)$")
@@ -543,6 +544,24 @@ class LiveTest(TraceTestCase):
                 self.assertEqual(result.stderr, f"usdt: tracing 2 probes of process {program.pid}, in 2 files "
                                                 f"(names and types from core.d); Ctrl-C to stop\n")
                 self.assert_hits(result.stdout, TWOLIBS_HITS, pid=program.pid)
+
+    def test_pointers_nothing_can_read_crash_neither_the_program_nor_usdt(self):
+        # tests/integration/programs/bad_pointers.h: NULL, (const char *)1, unmapped and
+        # PROT_NONE memory, an unterminated string running into it, then "good"; to bad:text
+        # (a semaphore; the C++ API in the C++ program) and bad:unguarded (none, a macro).
+        # usdt's status is the program's own.
+        for name in ("bad_strings_c", "bad_strings_cpp"):
+            with self.subTest(program=name):
+                result = usdt("trace", PROGRAMS[name], "--", PROGRAMS[name])
+                self.assertEqual(result.returncode, 0, result)
+                lines = hits(result.stdout)
+                self.assertEqual([(probe, fields["number"]) for probe, fields, _ in lines],
+                                 [(probe, str(number)) for number in range(1, 7) for probe in ("bad:text", "bad:unguarded")])
+                texts = [fields["text"] for _, fields, _ in lines]
+                self.assertEqual(texts[:2] + texts[-2:], ['""', '""', '"good"', '"good"'])
+                for text in texts[2:-2]:
+                    # Read as "" by bpftrace; usdt says what it found, if it found the process.
+                    self.assertRegex(text, r'^(""|<unreadable:0x[0-9a-f]+>)$')
 
     def test_a_cxx_process_and_libstdcxx(self):
         # libstdc++ maps as libstdc++.so.6.0.30: the path of its probes must be quoted.
