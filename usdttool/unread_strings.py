@@ -46,11 +46,7 @@ class UnreadStrings:
     """Rewrites the marked lines of the program tracing `selected` (trace_program.select())."""
 
     def __init__(self, selected: Sequence[Tuple[elf.Module, Sequence[Tuple[model.Probe, str]]]]):
-        self._modules = []
-        for module, probes in selected:
-            sites = {f"{probe.provider}:{probe.name}": probe for probe in module.probes}
-            self._modules.append((module, {f"{probe.provider}:{probe.name}": (probe, sites[f"{probe.provider}:{probe.name}"])
-                                           for probe, _ in probes}))
+        self._modules = [(module, _probes(module, probes)) for module, probes in selected]
         self._max_length = _string_size() - 1
         self._encoding = locale.getpreferredencoding(False)   # how supervisor.py reads bpftrace's lines
 
@@ -144,6 +140,13 @@ class UnreadStrings:
 
     def _quoted(self, text: bytes) -> str:
         return '"' + text.decode(self._encoding, "backslashreplace") + '"'
+
+
+def _probes(module: elf.Module,
+            described: Sequence[Tuple[model.Probe, str]]) -> Dict[str, Tuple[model.Probe, elf.Probe]]:
+    """`provider:name` -> the probe as the line prints it, and as the file has it (its sites)."""
+    in_file = {(probe.provider, probe.name): probe for probe in module.probes}
+    return {f"{probe.provider}:{probe.name}": (probe, in_file[probe.provider, probe.name]) for probe, _ in described}
 
 
 def _mapping(pid: int, address: int) -> Optional[Tuple[int, str]]:

@@ -331,7 +331,8 @@ class UnreadStringsTest(unittest.TestCase):
     def setUpClass(cls):
         cls.libc = ctypes.CDLL(None, use_errno=True)
         cls.libc.mmap.restype = ctypes.c_void_p
-        cls.libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+        cls.libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                  ctypes.c_long]
         cls.page = os.sysconf("SC_PAGE_SIZE")
         library = PROGRAMS["core_a"]
         cls.site = next(note.location for note in elf_notes.notes(library) if note.probe == "core:hit")
@@ -556,7 +557,8 @@ class LiveTest(TraceTestCase):
                 self.assertEqual(result.returncode, 0, result)
                 lines = hits(result.stdout)
                 self.assertEqual([(probe, fields["number"]) for probe, fields, _ in lines],
-                                 [(probe, str(number)) for number in range(1, 7) for probe in ("bad:text", "bad:unguarded")])
+                                 [(probe, str(number)) for number in range(1, 7)
+                                  for probe in ("bad:text", "bad:unguarded")])
                 texts = [fields["text"] for _, fields, _ in lines]
                 self.assertEqual(texts[:2] + texts[-2:], ['""', '""', '"good"', '"good"'])
                 for text in texts[2:-2]:
