@@ -3,7 +3,13 @@
 arguments. Each public function is a Jinja filter of those templates. bpftrace hands printf
 64-bit values already sign- or zero-extended from the note's size, so every integer is
 printed whole with the note's signedness.
+
+usdt trace's program holds each string in a variable, read once, and prints a hit whose
+non-NULL string read as "" (BPF cannot fault a page in) as a marked line instead, for usdt to
+read the string itself (usdttool/unread_strings.py).
 """
+
+from typing import List
 
 from .model import Argument, Probe
 from .types import Kind
@@ -23,12 +29,12 @@ def _bpftrace_format(argument: Argument) -> str:
     }[argument.type.kind]
 
 
-def _bpftrace_value(argument: Argument) -> str:
+def _bpftrace_value(argument: Argument, held_strings: bool) -> str:
     register = f"arg{argument.index}"
     return {
         Kind.INTEGER: register,
         Kind.BOOLEAN: f'{register} ? "true" : "false"',
-        Kind.STRING: f"str({register})",
+        Kind.STRING: bpftrace_string_variable(argument) if held_strings else f"str({register})",
         Kind.POINTER: register,
     }[argument.type.kind]
 
@@ -41,10 +47,46 @@ def bpftrace_printf_format(probe: Probe) -> str:
     return " ".join(["%llu pid=%d tid=%d", f"{probe.provider}:{probe.name}", *fields]) + "\\n"
 
 
-def bpftrace_printf_arguments(probe: Probe) -> str:
-    """`nsecs, pid, tid, arg0, str(arg1)`"""
-    values = [_bpftrace_value(argument) for argument in probe.arguments[:BPFTRACE_ARGUMENTS_READ]]
+def bpftrace_printf_arguments(probe: Probe, held_strings: bool = False) -> str:
+    """`nsecs, pid, tid, arg0, str(arg1)`; `held_strings`: `$string1` for `str(arg1)`."""
+    values = [_bpftrace_value(argument, held_strings) for argument in probe.arguments[:BPFTRACE_ARGUMENTS_READ]]
     return ", ".join(["nsecs", "pid", "tid", *values])
 
 
-FILTERS = {function.__name__: function for function in (bpftrace_printf_format, bpftrace_printf_arguments)}
+def bpftrace_string_arguments(probe: Probe) -> List[Argument]:
+    """The string arguments bpftrace reads."""
+    return [argument for argument in probe.arguments[:BPFTRACE_ARGUMENTS_READ] if argument.type.kind is Kind.STRING]
+
+
+def bpftrace_string_variable(argument: Argument) -> str:
+    """The variable holding `str(argN)`, read once: what the line prints is what was tested."""
+    return f"$string{argument.index}"
+
+
+def _read_empty(argument: Argument) -> str:
+    # `$s == ""` draws bpftrace 0.17's "Addrspace mismatch" warning; strncmp does not.
+    return f'strncmp({bpftrace_string_variable(argument)}, "", 1) == 0'
+
+
+def bpftrace_unread_condition(probe: Probe) -> str:
+    """Whether some string argument's pointer is not NULL yet its string read as ""."""
+    return " || ".join(f"(arg{argument.index} != 0 && {_read_empty(argument)})"
+                       for argument in bpftrace_string_arguments(probe))
+
+
+def bpftrace_unread_format(probe: Probe) -> str:
+    """The fields the marked line puts before the hit's line: the probe's address, then each
+    string argument's pointer where its string read as "", else 0."""
+    return " ".join(["0x%lx"] * (1 + len(bpftrace_string_arguments(probe))))
+
+
+def bpftrace_unread_arguments(probe: Probe) -> str:
+    """`reg("ip"), strncmp($string1, "", 1) == 0 ? arg1 : 0`: at a uprobe, the ip register
+    holds the probe's address, which gives usdt the probed file's load address."""
+    pointers = [f"{_read_empty(argument)} ? arg{argument.index} : 0" for argument in bpftrace_string_arguments(probe)]
+    return ", ".join(['reg("ip")', *pointers])
+
+
+FILTERS = {function.__name__: function for function in (
+    bpftrace_printf_format, bpftrace_printf_arguments, bpftrace_string_arguments, bpftrace_string_variable,
+    bpftrace_unread_condition, bpftrace_unread_format, bpftrace_unread_arguments)}

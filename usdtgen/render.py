@@ -31,11 +31,13 @@ def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES)) -> Dict
     return {kind: _environment().get_template(TEMPLATES[kind]).render(context) for kind in kinds}
 
 
-def render_trace_script(probes_by_module: Sequence[Tuple[str, Sequence[Probe]]], ready_line: str) -> str:
+def render_trace_script(probes_by_module: Sequence[Tuple[object, Sequence[Probe]]], ready_line: str,
+                        unread_marker: str) -> str:
     """The bpftrace program of `usdt trace`: the generated script's line per hit, for probes
-    in several modules (module path -> probes), and `ready_line` printed once attached."""
+    in several modules (each with its `path`, `predicate` and `number`), `ready_line` printed
+    once attached, and `unread_marker` starting the line of a hit with a string read as ""."""
     return _environment().get_template("trace.bt.j2").render(probes_by_module=probes_by_module,
-                                                             ready_line=ready_line)
+                                                             ready_line=ready_line, unread_marker=unread_marker)
 
 
 @functools.lru_cache(maxsize=None)

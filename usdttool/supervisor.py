@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from . import bpftrace017
 from .errors import ToolError
@@ -35,10 +35,11 @@ def find_bpftrace() -> str:
 
 
 def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, command: Sequence[str],
-           announcement: str) -> int:
+           announcement: str, rewrite: Callable[[str], str]) -> int:
     """Runs bpftrace until Ctrl-C, the traced process's end, or the command's end, printing its
-    lines as they come. Returns the command's status, else 0. `by_pid`: bpftrace gets `-p PID`
-    (else the program's predicates keep to the process, and usdt watches it end)."""
+    lines as they come, each as `rewrite` makes it. Returns the command's status, else 0.
+    `by_pid`: bpftrace gets `-p PID` (else the program's predicates keep to the process, and
+    usdt watches it end)."""
     arguments = [bpftrace, "-B", "line", "-e", program]
     if pid is not None and by_pid:
         arguments += ["-p", str(pid)]
@@ -54,7 +55,7 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, command
     child = None
     try:
         messages = _start_thread(_copy_messages, tracer.stderr)
-        output = _Output(tracer, stopper)
+        output = _Output(tracer, stopper, rewrite)
         if not output.wait_until_attached(interrupted):
             if interrupted.is_set():
                 return 130
@@ -112,9 +113,10 @@ class _Output:
     # How long the wait for quiet may last when other processes keep firing the probes.
     MAX_STOP_DELAY = 2.0
 
-    def __init__(self, tracer: subprocess.Popen, stopper: "_Stopper"):
+    def __init__(self, tracer: subprocess.Popen, stopper: "_Stopper", rewrite: Callable[[str], str]):
         self.tracer = tracer
         self.stopper = stopper
+        self.rewrite = rewrite
         self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self.last_line_at = time.monotonic()
         self.stop_requested_at: Optional[float] = None
@@ -127,7 +129,8 @@ class _Output:
     def _read(self) -> None:
         try:
             for line in self.tracer.stdout:
-                self.lines.put(line)
+                # Here, as soon as it comes: a rewrite may read the traced process's memory.
+                self.lines.put(self.rewrite(line))
         finally:
             self.lines.put(None)
 

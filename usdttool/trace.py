@@ -16,7 +16,7 @@ import os
 import sys
 from typing import List, Sequence
 
-from . import bpftrace017, elf, libraries, process, supervisor, trace_program
+from . import bpftrace017, elf, libraries, process, supervisor, trace_program, unread_strings
 from .errors import ToolError, warn
 
 
@@ -67,7 +67,7 @@ def run(args) -> int:
     # bpftrace -p, unless it would mix up one probe's sites in several files (see above).
     by_pid = args.pid is not None and not bpftrace017.needs_pid_predicate(modules)
     predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
-    program = trace_program.program(selected, predicate, supervisor.READY_LINE)
+    program = trace_program.program(selected, predicate, supervisor.READY_LINE, unread_strings.MARKER)
     if args.script:
         sys.stdout.write(program)
         return 0
@@ -83,7 +83,8 @@ def run(args) -> int:
     in_files = f", in {len(selected)} files" if len(selected) > 1 else ""
     announcement = (f"usdt: tracing {count} probe{'s' if count != 1 else ''} of {what}{in_files} "
                     f"(names and types from {', '.join(sources)}); Ctrl-C to stop")
-    return supervisor.trace(bpftrace, program, args.pid, by_pid, command, announcement)
+    return supervisor.trace(bpftrace, program, args.pid, by_pid, command, announcement,
+                            unread_strings.UnreadStrings(selected).rewrite)
 
 
 def _file_modules(files: Sequence[str], every_library: bool) -> List[elf.Module]:

@@ -21,10 +21,12 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 @dataclass(frozen=True)
 class AttachTarget:
-    """What trace.bt.j2 prints for a file: its path as an attach point takes it, and the
-    predicate each of its probes gets ("" for none)."""
+    """What trace.bt.j2 prints for a file: its path as an attach point takes it, the
+    predicate each of its probes gets ("" for none), and its place in the program (which its
+    marked lines name: usdttool/unread_strings.py)."""
     path: str
     predicate: str
+    number: int
 
 
 # A probe to trace and where its names and types came from.
@@ -124,9 +126,11 @@ def select(described, patterns: Sequence[str], what: str):
     return [(module, probes) for module, probes in selected if probes]
 
 
-def program(selected, predicate: str, ready_line: str) -> str:
+def program(selected, predicate: str, ready_line: str, unread_marker: str) -> str:
     """The program tracing `selected` (what select() returns), `predicate` on every probe
-    ("" for none), printing `ready_line` once every probe is attached."""
+    ("" for none), printing `ready_line` once every probe is attached, and a hit with a string
+    it read as "" on a line that starts with `unread_marker`."""
     return render.render_trace_script(
-        [(AttachTarget(bpftrace017.attach_point_path(attach_path(module)), predicate),
-          [probe for probe, _ in probes]) for module, probes in selected], ready_line)
+        [(AttachTarget(bpftrace017.attach_point_path(attach_path(module)), predicate, number),
+          [probe for probe, _ in probes]) for number, (module, probes) in enumerate(selected)],
+        ready_line, unread_marker)

@@ -13,6 +13,7 @@ tracer. Everything but --script and the errors needs root and bpftrace.
 """
 
 import argparse
+import ctypes
 import os
 import re
 import shutil
@@ -25,13 +26,15 @@ import unittest
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+import elf_notes
 import launcher
 import usdt_testing
 from usdt_testing import require_tracer
 
 OPTIONS: Optional[argparse.Namespace] = None
 PROGRAMS: Dict[str, str] = {}
-PROGRAM_NAMES = ("kvserver", "kvstore", "sdt_only", "plain", "broken", "twolibs", "core_a", "core_b", "cxxapp")
+PROGRAM_NAMES = ("kvserver", "kvstore", "sdt_only", "plain", "broken", "twolibs", "core_a", "core_b", "cxxapp",
+                 "bad_strings_c", "bad_strings_cpp")
 
 # `NSECS pid=PID tid=TID provider:probe name=value...`
 HIT_LINE = re.compile(r"^(\d+) pid=(\d+) tid=(\d+) (\S+:\S+)((?: \S+=\S*)*)$")
@@ -168,9 +171,17 @@ class ScriptTest(TraceTestCase):
         result = usdt("trace", PROGRAMS["kvserver"], "--script")
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         path = os.path.realpath(PROGRAMS["kvserver"])
-        self.assertIn(f'usdt:"{path}":kvcache:fill\n{{\n'
-                      '    printf("%llu pid=%d tid=%d kvcache:fill id=%llu key=\\"%s\\" op=%lld\\n",\n'
-                      "           nsecs, pid, tid, arg0, str(arg1), arg2);\n}", result.stdout)
+        # A string is read once; a hit where it read "" from a pointer that is not NULL is
+        # marked for usdt to read it (UnreadStringsTest).
+        self.assertIn(f'usdt:"{path}":kvcache:fill\n{{\n    $string1 = str(arg1);\n', result.stdout)
+        self.assertIn('    if ((arg1 != 0 && strncmp($string1, "", 1) == 0)) {\n'
+                      '        printf("usdt-trace-unread 0 0x%lx 0x%lx '
+                      '%llu pid=%d tid=%d kvcache:fill id=%llu key=\\"%s\\" op=%lld\\n",\n'
+                      '               reg("ip"), strncmp($string1, "", 1) == 0 ? arg1 : 0,\n'
+                      "               nsecs, pid, tid, arg0, $string1, arg2);\n"
+                      "    } else {\n"
+                      '        printf("%llu pid=%d tid=%d kvcache:fill id=%llu key=\\"%s\\" op=%lld\\n",\n'
+                      "               nsecs, pid, tid, arg0, $string1, arg2);\n    }\n}", result.stdout)
         self.assertIn(f'usdt:"{path}":kvcache:get\n{{\n'
                       '    printf("%llu pid=%d tid=%d kvcache:get id=%llu status=%lld hit=%s entry=0x%lx\\n",\n'
                       '           nsecs, pid, tid, arg0, arg1, arg2 ? "true" : "false", arg3);\n}', result.stdout)
@@ -289,7 +300,8 @@ from usdttool import supervisor
 lines = ["Attaching 3 probes...\\n", "90 pid=1 tid=1 p:early\\n", "120 pid=1 tid=1 p:before_ready\\n",
          supervisor.READY_LINE + " 100\\n", "95 pid=1 tid=1 p:late_early\\n", "105 pid=1 tid=1 p:kept\\n",
          "a line of the program\\n"]
-output = supervisor._Output(types.SimpleNamespace(stdout=io.StringIO("".join(lines))), stopper=None)
+output = supervisor._Output(types.SimpleNamespace(stdout=io.StringIO("".join(lines))), stopper=None,
+                           rewrite=lambda line: line)
 assert output.wait_until_attached(threading.Event())
 while output.print_lines():
     pass
@@ -302,6 +314,100 @@ while output.print_lines():
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertEqual(result.stdout, "120 pid=1 tid=1 p:before_ready\n105 pid=1 tid=1 p:kept\n"
                                         "a line of the program\n")
+
+
+class UnreadStringsTest(unittest.TestCase):
+    """A hit whose string bpftrace read as "" from a pointer that is not NULL comes as a marked
+    line, `usdt-trace-unread MODULE 0xIP 0xPOINTER... LINE` (a pointer per string argument, 0
+    for one read fine): usdt prints LINE with the string it reads where its bytes cannot have
+    changed since (the probed file's read-only segments, the process's read-only mappings),
+    `<unreadable:0xPOINTER>` where the process maps nothing readable, else the "" bpftrace read.
+    Marked lines written here for libtool_core_a.so's core:hit, with pointers into this test's
+    own memory, made with mmap()."""
+
+    PROT_NONE, PROT_READ, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 0, 1, 0x02, 0x10, 0x20
+
+    @classmethod
+    def setUpClass(cls):
+        cls.libc = ctypes.CDLL(None, use_errno=True)
+        cls.libc.mmap.restype = ctypes.c_void_p
+        cls.libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                  ctypes.c_long]
+        cls.page = os.sysconf("SC_PAGE_SIZE")
+        library = PROGRAMS["core_a"]
+        cls.site = next(note.location for note in elf_notes.notes(library) if note.probe == "core:hit")
+        # Where the literal "from-a" is at link time: .rodata's address plus its offset there.
+        dump = subprocess.run(["readelf", "-p", ".rodata", library], capture_output=True, text=True, check=True).stdout
+        offset = int(re.search(r"\[\s*([0-9a-f]+)\]\s+from-a$", dump, re.MULTILINE)[1], 16)
+        cls.literal = elf_notes.sections(library)[".rodata"].address + offset
+
+    def mapped(self, protection: int, contents: bytes = b"", size: int = 0) -> int:
+        """The address of new pages holding `contents` (file-backed), else anonymous ones."""
+        size = size or self.page
+        if contents:
+            path = OPTIONS.work_dir / f"mapped-{len(contents)}"
+            path.write_bytes(contents)
+            with open(path, "rb") as file:
+                address = self.libc.mmap(None, size, protection, self.MAP_PRIVATE, file.fileno(), 0)
+        else:
+            address = self.libc.mmap(None, size, protection, self.MAP_PRIVATE | self.MAP_ANONYMOUS, -1, 0)
+        self.assertNotEqual(address, ctypes.c_void_p(-1).value, os.strerror(ctypes.get_errno()))
+        self.addCleanup(self.libc.munmap, ctypes.c_void_p(address), size)
+        return address
+
+    def rewrite(self, *lines: str) -> List[str]:
+        interpreter = launcher.INTERPRETER or [sys.executable]
+        result = subprocess.run([*interpreter, str(Path(__file__).with_name("rewrite_lines.py")), PROGRAMS["core_a"]],
+                                input="".join(lines), capture_output=True, text=True, timeout=30,
+                                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        return result.stdout.splitlines()
+
+    def marked(self, pointer: int, pid: int = 0, bias: int = 0x7f0000000000) -> str:
+        pid = pid or os.getpid()
+        return (f"usdt-trace-unread 0 0x{bias + self.site:x} 0x{pointer:x} 5 pid={pid} tid={pid} "
+                f'core:hit who=1 value=100 from=""\n')
+
+    def test_a_literal_of_the_probed_file_is_read_from_it_after_the_process_ended(self):
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        bias = 0x7f0000000000
+        self.assertEqual(self.rewrite(self.marked(bias + self.literal, gone.pid, bias)),
+                         [f'5 pid={gone.pid} tid={gone.pid} core:hit who=1 value=100 from="from-a"'])
+
+    def test_read_only_memory_of_a_running_process(self):
+        text = self.mapped(self.PROT_READ, b"read-only text\0")
+        self.assertEqual(self.rewrite(self.marked(text)),
+                         [f'5 pid={os.getpid()} tid={os.getpid()} core:hit who=1 value=100 from="read-only text"'])
+
+    def test_memory_nothing_can_read(self):
+        inaccessible = self.mapped(self.PROT_NONE)
+        # The last 3 bytes of a read-only page, no terminator, then a PROT_NONE page.
+        reserved = self.mapped(self.PROT_NONE, size=2 * self.page)
+        with open(OPTIONS.work_dir / "unterminated", "wb+") as file:
+            file.write(b"x" * self.page)
+            file.flush()
+            self.assertEqual(self.libc.mmap(ctypes.c_void_p(reserved), self.page, self.PROT_READ,
+                                            self.MAP_PRIVATE | self.MAP_FIXED, file.fileno(), 0), reserved)
+        for pointer in (1, inaccessible, reserved + self.page - 3):
+            with self.subTest(pointer=hex(pointer)):
+                self.assertEqual(self.rewrite(self.marked(pointer)),
+                                 [f"5 pid={os.getpid()} tid={os.getpid()} core:hit who=1 value=100 "
+                                  f"from=<unreadable:0x{pointer:x}>"])
+
+    def test_what_could_have_changed_since_keeps_what_bpftrace_read(self):
+        # Writable memory (it may have been "" at the hit), or a process that is gone.
+        writable = ctypes.create_string_buffer(b"written later")
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        self.assertEqual(self.rewrite(self.marked(ctypes.addressof(writable)), self.marked(1, gone.pid)),
+                         [f'5 pid={os.getpid()} tid={os.getpid()} core:hit who=1 value=100 from=""',
+                          f'5 pid={gone.pid} tid={gone.pid} core:hit who=1 value=100 from=""'])
+
+    def test_other_lines_are_untouched(self):
+        lines = ['5 pid=1 tid=1 core:hit who=1 value=100 from=""\n', "usdt-trace-unread garbled\n",
+                 "Attaching 2 probes...\n"]
+        self.assertEqual(self.rewrite(*lines), [line.rstrip("\n") for line in lines])
 
 
 class ErrorTest(TraceTestCase):
@@ -416,8 +522,8 @@ class LiveTest(TraceTestCase):
 
     def test_probes_in_the_libraries_a_program_loads(self):
         # The program has none: the library it links has, and the one it dlopen()s when named.
-        # The string literals are on pages nothing but the probe touches: the probe reads them
-        # while enabled, so they print from the first hit on.
+        # The string literals are on pages nothing but the tracer reads: bpftrace reads them as
+        # "", usdt from the library's file (the program may have exited), from the first hit on.
         result = usdt("trace", PROGRAMS["twolibs"], "--", PROGRAMS["twolibs"])
         self.assertEqual(result.returncode, 0, result)
         self.assertIn(f"usdt: tracing 1 probe of {PROGRAMS['twolibs']} (names and types from core.d)", result.stderr)
@@ -439,6 +545,25 @@ class LiveTest(TraceTestCase):
                 self.assertEqual(result.stderr, f"usdt: tracing 2 probes of process {program.pid}, in 2 files "
                                                 f"(names and types from core.d); Ctrl-C to stop\n")
                 self.assert_hits(result.stdout, TWOLIBS_HITS, pid=program.pid)
+
+    def test_pointers_nothing_can_read_crash_neither_the_program_nor_usdt(self):
+        # tests/integration/programs/bad_pointers.h: NULL, (const char *)1, unmapped and
+        # PROT_NONE memory, an unterminated string running into it, then "good"; to bad:text
+        # (a semaphore; the C++ API in the C++ program) and bad:unguarded (none, a macro).
+        # usdt's status is the program's own.
+        for name in ("bad_strings_c", "bad_strings_cpp"):
+            with self.subTest(program=name):
+                result = usdt("trace", PROGRAMS[name], "--", PROGRAMS[name])
+                self.assertEqual(result.returncode, 0, result)
+                lines = hits(result.stdout)
+                self.assertEqual([(probe, fields["number"]) for probe, fields, _ in lines],
+                                 [(probe, str(number)) for number in range(1, 7)
+                                  for probe in ("bad:text", "bad:unguarded")])
+                texts = [fields["text"] for _, fields, _ in lines]
+                self.assertEqual(texts[:2] + texts[-2:], ['""', '""', '"good"', '"good"'])
+                for text in texts[2:-2]:
+                    # Read as "" by bpftrace; usdt says what it found, if it found the process.
+                    self.assertRegex(text, r'^(""|<unreadable:0x[0-9a-f]+>)$')
 
     def test_a_cxx_process_and_libstdcxx(self):
         # libstdc++ maps as libstdc++.so.6.0.30: the path of its probes must be quoted.
