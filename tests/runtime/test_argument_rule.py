@@ -277,15 +277,18 @@ class Verdicts:
         self.stderr = result.stderr
         self.refused_by_rule = [False] * len(self.cases)
         self.errors = [""] * len(self.cases)
+        number = None
         for group in diagnostic_groups(result.stderr):
             lines = {int(line) - first_line for line in re.findall(r"^cases\.cpp:(\d+):", group, re.M)}
             numbers = [line for line in lines if 0 <= line < len(self.cases)]
-            if len(numbers) != 1:
+            if len(numbers) > 1 or (not numbers and (number is None or re.search(r": (error|warning):", group))):
                 raise AssertionError(f"{compiler} {standard}: a diagnostic naming no single case:\n{group}")
+            # A group of notes alone (an ambiguous call's candidates) continues the one before it.
+            number = numbers[0] if numbers else number
             if REFUSED_BY_RULE in group:
-                self.refused_by_rule[numbers[0]] = True
+                self.refused_by_rule[number] = True
             else:
-                self.errors[numbers[0]] += group
+                self.errors[number] += group
 
 
 @functools.lru_cache(maxsize=None)
