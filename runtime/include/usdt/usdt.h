@@ -86,10 +86,11 @@
       them on 32-bit targets.
     - In C++, the check refuses what the C++ API refuses and a cast would take silently: an
       integer (other than a null pointer constant) for a string or pointer, a pointer, array,
-      nullptr or class object for an integer; a static_assert says what the argument takes and
-      the message names its index. The conversion is a function, so that the
-      caller's code holds no old-style cast (-Wold-style-cast) or cast to the same type
-      (-Wuseless-cast); what the check refused it does not convert (no second error).
+      nullptr or class object for an integer; and, for a bool, what the cast refuses. A
+      static_assert says what the argument takes and names its index. The conversion is a
+      function, so that the caller's code holds no old-style cast (-Wold-style-cast) or cast to
+      the same type (-Wuseless-cast); what the check refused it does not convert (no second
+      error).
    _USDT_CAST is the cast alone, for the header's own conversions. */
 #if defined(__cplusplus)
 #pragma GCC diagnostic push
@@ -135,6 +136,14 @@ struct _usdt_is_address<T[]> {
 };
 template <>
 struct _usdt_is_address<decltype(nullptr)> {
+    static constexpr bool value = true;
+};
+template <typename T>
+struct _usdt_is_bool {
+    static constexpr bool value = false;
+};
+template <>
+struct _usdt_is_bool<bool> {
     static constexpr bool value = true;
 };
 template <typename T, typename Bare = typename _usdt_bare<T>::type>
@@ -189,14 +198,6 @@ constexpr typename _usdt_enable_if<_usdt_is_address<To>::value && _usdt_is_class
 _usdt_argument(const From &) noexcept {
     return To();
 }
-template <typename T>
-struct _usdt_is_bool {
-    static constexpr bool value = false;
-};
-template <>
-struct _usdt_is_bool<bool> {
-    static constexpr bool value = true;
-};
 template <bool Cast>
 struct _usdt_number_conversion { /* the cast; an address for an integer converts to To() */
     template <typename To, typename From>
@@ -223,13 +224,34 @@ _usdt_argument(From value) noexcept {
     return _usdt_number_conversion<!_usdt_is_address<From>::value || _usdt_is_bool<To>::value>::template convert<To>(
         value);
 }
+/* Whether a cast converts a value of type From (a reference type) to To: std::atomic<int> to int,
+   std::unique_ptr to bool. Asked of class objects only: of a scalar, the cast's own warnings
+   (-Wint-to-pointer-cast) would be the caller's. */
+template <typename From, typename To, bool Asked = _usdt_is_class<From>::value || _usdt_is_bool<To>::value,
+          typename = To>
+struct _usdt_casts {
+    static constexpr bool value = false;
+};
+template <typename From, typename To>
+struct _usdt_casts<From, To, true, decltype((To)_usdt_declval<From>())> {
+    static constexpr bool value = true;
+};
 template <typename To, typename From>
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-constexpr typename _usdt_enable_if<!_usdt_is_address<To>::value && _usdt_is_class<From>::value, To>::type
+constexpr typename _usdt_enable_if<!_usdt_is_address<To>::value && _usdt_is_class<From>::value
+                                       && _usdt_casts<const From &, To>::value,
+                                   To>::type
 _usdt_argument(const From &value) noexcept {
     return (To)value;
+}
+template <typename To, typename From>
+constexpr typename _usdt_enable_if<!_usdt_is_address<To>::value && _usdt_is_class<From>::value
+                                       && !_usdt_casts<const From &, To>::value,
+                                   To>::type
+_usdt_argument(const From &) noexcept {
+    return To();
 }
 #pragma GCC diagnostic pop
 #define _USDT_CAST(type, value) ::_usdt_converted<type>(value)
@@ -240,7 +262,9 @@ _usdt_argument(const From &value) noexcept {
     static_assert(::_usdt_is_number<decltype((expression))>::value, \
                   "usdt: argument " #index " of this probe is an integer: it takes an integer, bool, enum or " \
                   "floating-point value; not a pointer, array, nullptr or class object");
-#define USDT_CHECK_BOOL(index, type, expression)
+#define USDT_CHECK_BOOL(index, type, expression) \
+    static_assert(::_usdt_casts<decltype((expression)), bool>::value, \
+                  "usdt: argument " #index " of this probe is a bool: it takes what converts to bool");
 #define USDT_CHECK_STRING(index, type, expression) \
     static_assert(sizeof(::_usdt_takes_address(expression)) == 1, \
                   "usdt: argument " #index " of this probe is a string: it takes a C string (a pointer, an array) " \
@@ -862,7 +886,7 @@ class integer_argument {
     /* Before C++20, an integer wider than the declared type, constant or not. */
     template <typename T, detail::when<!detail::fits<T, Declared>::value && detail::is_integer<detail::bare<T>>::value
                                        && !detail::constant_checked<T>::value> = 0>
-    integer_argument(const T &) noexcept : value() {
+    integer_argument(T) noexcept : value() { /* by value: a const reference binds no volatile bit-field */
         static_assert(detail::always_false<T>::value,
                       "usdt: an integer argument takes an integer or enum no wider than its declared type; "
                       "convert other values explicitly (before C++20, int constants too: uint8_t{200})");
@@ -883,7 +907,14 @@ class bool_argument {
   public:
     _USDT_API_INLINE constexpr bool_argument(bool flag) noexcept : value(flag) {}
 
-    template <typename T, detail::when<!detail::is_same<detail::bare<T>, bool>::value> = 0>
+    /* Anything else: a scalar by value (a const reference binds no volatile bit-field), a class
+       object by reference. */
+    template <typename T, detail::when<!detail::is_same<T, bool>::value && !detail::is_class<T>::value> = 0>
+    bool_argument(T) noexcept : value() {
+        static_assert(detail::always_false<T>::value, "usdt: a bool argument takes a bool");
+    }
+
+    template <typename T, detail::when<detail::is_class<T>::value> = 0>
     bool_argument(const T &) noexcept : value() {
         static_assert(detail::always_false<T>::value, "usdt: a bool argument takes a bool");
     }
