@@ -277,18 +277,25 @@ _usdt_argument(const From &) noexcept {
 #define _USDT_CAST(type, value) ((type)(value))
 #define _USDT_CONVERTED(member, type, value) _USDT_CONVERTED_##member(type, value)
 #define _USDT_THROUGH(integer, type, value) ((type)(integer)((void)0, (value)))
-#define _USDT_CONVERTED_i8(type, value) _USDT_THROUGH(intptr_t, type, value)
-#define _USDT_CONVERTED_u8(type, value) _USDT_THROUGH(intptr_t, type, value)
-#define _USDT_CONVERTED_i16(type, value) _USDT_THROUGH(intptr_t, type, value)
-#define _USDT_CONVERTED_u16(type, value) _USDT_THROUGH(intptr_t, type, value)
-#define _USDT_CONVERTED_i32(type, value) _USDT_THROUGH(intptr_t, type, value)
-#define _USDT_CONVERTED_u32(type, value) _USDT_THROUGH(intptr_t, type, value)
-#define _USDT_CONVERTED_word(type, value) _USDT_THROUGH(intptr_t, type, value)
-#define _USDT_CONVERTED_uword(type, value) _USDT_THROUGH(intptr_t, type, value)
+#if defined(__INTPTR_TYPE__) /* as the compiler names them: <stdint.h> may not be included */
+#define _USDT_INTPTR __INTPTR_TYPE__
+#define _USDT_UINTPTR __UINTPTR_TYPE__
+#else
+#define _USDT_INTPTR intptr_t
+#define _USDT_UINTPTR uintptr_t
+#endif
+#define _USDT_CONVERTED_i8(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_u8(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_i16(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_u16(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_i32(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_u32(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_word(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_uword(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
 #define _USDT_CONVERTED_i64(type, value) _USDT_CAST(type, value)
 #define _USDT_CONVERTED_u64(type, value) _USDT_CAST(type, value)
 #define _USDT_CONVERTED_flag(type, value) _USDT_CAST(type, value)
-#define _USDT_CONVERTED_address(type, value) _USDT_THROUGH(uintptr_t, type, value)
+#define _USDT_CONVERTED_address(type, value) _USDT_THROUGH(_USDT_UINTPTR, type, value)
 /* Spelled out in each: a macro in between would be one more note in every diagnostic. */
 #define USDT_CHECK_INTEGER(index, type, value) (void)sizeof((type){value});
 #define USDT_CHECK_BOOL(index, type, value) (void)sizeof((type){value});
