@@ -126,8 +126,9 @@ def macro_operands(probe: Probe) -> str:
 
 def macro_checks(probe: Probe) -> str:
     """`USDT_CHECK_INTEGER(0, uint64_t, arg0) USDT_CHECK_STRING(1, const char *, arg1)`: statements
-    the macro runs before its site, at the top of its expansion, so that a compiler's diagnostic of
-    a wrong argument shows few macros between it and the caller's line."""
+    the macro runs before its site (after the declarations, for C89-minded warnings), in its own
+    expansion, so that a compiler's diagnostic of a wrong argument shows few macros between it and
+    the caller's line."""
     return " ".join(f"{MACRO_CHECKS[argument.type.kind]}({argument.index}, {argument.type.c_type}, "
                     f"{argument.macro_parameter})" for argument in probe.arguments)
 

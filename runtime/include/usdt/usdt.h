@@ -95,6 +95,9 @@
 #if defined(__cplusplus)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"
+/* A string's address passes through `const volatile void *` and back to `const char *`: the
+   volatile is the conversion's, not the argument's. */
+#pragma GCC diagnostic ignored "-Wcast-qual"
 template <typename To, typename From>
 #if defined(__GNUC__)
 __attribute__((always_inline)) /* no call per argument at -O0 */

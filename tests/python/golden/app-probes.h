@@ -57,8 +57,8 @@ USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 #define MYAPP_REQUEST_START_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)
 #define MYAPP_REQUEST_START(arg0, arg1) \
     do { \
-        USDT_CHECK_INTEGER(0, uint64_t, arg0) USDT_CHECK_STRING(1, const char *, arg1) \
         USDT_ADDRESS_ARG(_usdt_address_1, const char *, arg1) \
+        USDT_CHECK_INTEGER(0, uint64_t, arg0) USDT_CHECK_STRING(1, const char *, arg1) \
         USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8"), \
                (USDT_ARG(u64, uint64_t, arg0) USDT_VALUE(address, _usdt_address_1) USDT_POINTED_TO(_usdt_address_1)), \
                ("app-probes.d", "id", "uint64_t", "integer", "path", "const char *", "string")); \
@@ -68,9 +68,9 @@ USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 #define MYAPP_KINDS_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_kinds_semaphore)
 #define MYAPP_KINDS(arg0, arg1, arg2, arg3, arg4, arg5, arg6) \
     do { \
-        USDT_CHECK_INTEGER(0, int8_t, arg0) USDT_CHECK_INTEGER(1, uint32_t, arg1) USDT_CHECK_BOOL(2, bool, arg2) USDT_CHECK_POINTER(3, const volatile void *, arg3) USDT_CHECK_STRING(4, const char *, arg4) USDT_CHECK_INTEGER(5, long, arg5) USDT_CHECK_INTEGER(6, size_t, arg6) \
         USDT_ADDRESS_ARG(_usdt_address_3, const volatile void *, arg3) \
         USDT_ADDRESS_ARG(_usdt_address_4, const char *, arg4) \
+        USDT_CHECK_INTEGER(0, int8_t, arg0) USDT_CHECK_INTEGER(1, uint32_t, arg1) USDT_CHECK_BOOL(2, bool, arg2) USDT_CHECK_POINTER(3, const volatile void *, arg3) USDT_CHECK_STRING(4, const char *, arg4) USDT_CHECK_INTEGER(5, long, arg5) USDT_CHECK_INTEGER(6, size_t, arg6) \
         USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" USDT_SPEC_NARROW_OPERAND("2", "16") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("3", "24") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("4", "32") " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("5", "40") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("6", "48"), \
                (USDT_ARG(i8, int8_t, arg0) USDT_ARG(u32, uint32_t, arg1) USDT_ARG(flag, bool, arg2) USDT_VALUE(address, _usdt_address_3) USDT_VALUE(address, _usdt_address_4) USDT_ARG(word, long, arg5) USDT_ARG(uword, size_t, arg6) USDT_POINTED_TO(_usdt_address_3) USDT_POINTED_TO(_usdt_address_4)), \
                ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req *", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer")); \
