@@ -12,6 +12,10 @@ from .types import Kind
 
 _ASM_STRING_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _.-+*:/")
 
+# The runtime header's check of a probe macro's argument, per kind of declared type.
+MACRO_CHECKS = {Kind.INTEGER: "USDT_CHECK_INTEGER", Kind.BOOLEAN: "USDT_CHECK_BOOL", Kind.STRING: "USDT_CHECK_STRING",
+                Kind.POINTER: "USDT_CHECK_POINTER"}
+
 # The runtime header's C++ argument classes of each kind but integers, whose class also
 # takes the declared type: usdt::<name><index>.
 CXX_ARGUMENT_TYPES = {Kind.BOOLEAN: "bool_argument", Kind.STRING: "string_argument",
@@ -120,6 +124,15 @@ def macro_operands(probe: Probe) -> str:
         _address_local)
 
 
+def macro_checks(probe: Probe) -> str:
+    """`USDT_CHECK_INTEGER(0, uint64_t, arg0) USDT_CHECK_STRING(1, const char *, arg1)`: statements
+    the macro runs before its site (after the declarations, for C89-minded warnings), in its own
+    expansion, so that a compiler's diagnostic of a wrong argument shows few macros between it and
+    the caller's line."""
+    return " ".join(f"{MACRO_CHECKS[argument.type.kind]}({argument.index}, {argument.type.c_type}, "
+                    f"{argument.macro_parameter})" for argument in probe.arguments)
+
+
 def cxx_parameter_type(argument: Argument) -> str:
     """The runtime header's class that checks and converts this argument in the C++ API; the
     argument's index is part of it, so that a compiler's message names the argument."""
@@ -171,5 +184,5 @@ def cxx_operands(probe: Probe) -> str:
 
 FILTERS = {function.__name__: function for function in (
     argument_spec, enabled_expression, site_semaphore, site_description, macro_parameters,
-    macro_declarations, macro_operands, cxx_parameters, cxx_string_buffer, cxx_string_arguments,
+    macro_checks, macro_declarations, macro_operands, cxx_parameters, cxx_string_buffer, cxx_string_arguments,
     cxx_string_text, cxx_text_local, cxx_operands)}

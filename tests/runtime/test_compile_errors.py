@@ -4,8 +4,8 @@ message that says what the argument takes, at the user's call, naming the argume
 that fits the declared type is accepted, one that does not fit and a variable that would
 narrow are not. In C, the macros diagnose an argument of the wrong kind (a string for an
 integer, an integer for a string) as a call to a function with a prototype does, probes
-compiled in or not, and take every argument a function would, narrowing included, without a
-warning. Each case is a one-line call in a function of its own, compiled against the header
+compiled in or not, with one diagnostic and a short macro backtrace, and take every argument a
+function would, narrowing included, without a warning. Each case is a one-line call in a function of its own, compiled against the header
 generated from runtime_probes.d. The cases of one compiler and standard share one translation
 unit: the compiler reports every error, and each diagnostic is attributed to the case whose call
 line it names, so each case still shows its own message at its own line and column.
@@ -138,6 +138,8 @@ C_REJECTED = {
     "an integer for a string": ("MYAPP_REQUEST_START(1, number)", "int-conversion"),
     "an integer for a pointer": ("MYAPP_DELETE(number)", "int-conversion"),
     "a pointer of another signedness for a string": ("MYAPP_REQUEST_START(1, bytes)", "pointer-sign"),
+    "a string for a narrower integer": ("MYAPP_TINY(text, 0, 0, 0)", "int-conversion"),
+    "a long integer for a pointer": ("MYAPP_DELETE(wide)", "int-conversion"),
 }
 C_ACCEPTED = [
     "MYAPP_REQUEST_START(1, text)",
@@ -167,6 +169,7 @@ class Batch(NamedTuple):
 # "In instantiation of ..." context, and its "required from" chain.
 LEAD_IN = re.compile(r"In file included from |\s+from |[^\s:][^:]*: In |\S+:\d+:\d+:   (required|in )")
 DIAGNOSTIC = re.compile(r"\S+:\d+:\d+: (fatal error|error|warning):")
+MACRO_NOTE = re.compile(r"note: (in expansion of|in definition of|expanded from) macro")
 SUMMARY = re.compile(r"\d+ (errors?|warnings?)( and \d+ (errors?|warnings?))? generated\.$")
 
 
@@ -327,6 +330,11 @@ class CTypeTest(CompilerTestCase):
                         # GCC says [-Werror=int-conversion], Clang [-Werror,-Wint-conversion].
                         self.assertIn(f"{diagnostic}]", batch.diagnostics[case])
                         self.assertIn(f"call.c:{batch.lines[case]}:", batch.diagnostics[case])
+                        # One diagnostic, not a second from the conversion after the check, and a
+                        # short macro backtrace: the check is at the top of the probe's macro.
+                        self.assertEqual(len(DIAGNOSTIC.findall(batch.diagnostics[case])), 1, batch.diagnostics[case])
+                        self.assertLessEqual(len(MACRO_NOTE.findall(batch.diagnostics[case])), 4,
+                                             batch.diagnostics[case])
 
     def test_what_a_function_takes_compiles_without_a_warning(self):
         for compiler in self.compilers(OPTIONS.c_compiler):

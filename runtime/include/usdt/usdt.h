@@ -68,18 +68,36 @@
 
 #define _USDT_UNPARENTHESIZE(...) __VA_ARGS__
 
-/* A probe macro's conversion of an argument to its declared type: a cast, as dtrace -h's macros
-   convert. In C, an unevaluated compound literal of the declared type is initialized from the
-   value first, so that a string passed for an integer, or an integer for a string, draws the
-   diagnostics a call to a function with a prototype draws (-Wint-conversion,
-   -Wincompatible-pointer-types), where the cast alone would silence them; narrowing, inside
-   sizeof, draws no -Wconversion, as with the cast. In C++, where the typed API checks
-   arguments, the cast is done in a function, so that the caller's code, where the macro
-   expands, holds no old-style cast (-Wold-style-cast) or cast to the same type
-   (-Wuseless-cast). _USDT_CAST is the cast alone, for the header's own conversions. */
+/* A probe macro's argument: first checked, at the top of the probe's macro (USDT_CHECK_INTEGER
+   and its siblings, one per kind of declared type), so that a mistake draws one diagnostic at
+   the caller's line with a short macro backtrace; then converted to its declared type, in the
+   site or, for a string or pointer, in a local before it (_USDT_CONVERTED), by a cast, as
+   dtrace -h's macros convert, which says nothing more. Each macro's argument is evaluated once, by the conversion: the check is
+   unevaluated.
+    - In C, the check initializes an unevaluated compound literal of the declared type from the
+      value, so that a string passed for an integer, or an integer for a string, draws the
+      diagnostic a call to a function with a prototype draws (-Wint-conversion,
+      -Wincompatible-pointer-types), where the cast alone would silence it; narrowing, inside
+      sizeof, draws no -Wconversion, as with the cast. The conversion goes through an integer of
+      pointer width where a pointer can meet an integer, so that a mistake the check reported
+      draws no second warning (-Wint-to-pointer-cast, -Wpointer-to-int-cast), and after a comma,
+      so that a call's result draws no -Wbad-function-cast (`(uintptr_t)get_name()`).
+      `int64_t`-wide integers are cast directly: narrowing through `intptr_t` would lose half of
+      them on 32-bit targets.
+    - In C++, the check refuses what the C++ API refuses and a cast would take silently: an
+      integer (other than a null pointer constant) for a string or pointer, a pointer, array,
+      nullptr or class object for an integer; and, for a bool, what the cast refuses. A
+      static_assert says what the argument takes and names its index. The conversion is a
+      function, so that the caller's code holds no old-style cast (-Wold-style-cast) or cast to
+      the same type (-Wuseless-cast); what the check refused it does not convert (no second
+      error).
+   _USDT_CAST is the cast alone, for the header's own conversions. */
 #if defined(__cplusplus)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"
+/* A string's address passes through `const volatile void *` and back to `const char *`: the
+   volatile is the conversion's, not the argument's. */
+#pragma GCC diagnostic ignored "-Wcast-qual"
 template <typename To, typename From>
 #if defined(__GNUC__)
 __attribute__((always_inline)) /* no call per argument at -O0 */
@@ -87,12 +105,205 @@ __attribute__((always_inline)) /* no call per argument at -O0 */
 constexpr To _usdt_converted(From value) noexcept {
     return (To)value;
 }
+
+/* What a probe macro's checks and conversions know of a type, without <type_traits>. */
+template <typename T>
+struct _usdt_bare { /* T without reference, const and volatile */
+    typedef T type;
+};
+template <typename T>
+struct _usdt_bare<T &> : _usdt_bare<T> {};
+template <typename T>
+struct _usdt_bare<T &&> : _usdt_bare<T> {};
+template <typename T>
+struct _usdt_bare<const T> : _usdt_bare<T> {};
+template <typename T>
+struct _usdt_bare<volatile T> : _usdt_bare<T> {};
+template <typename T>
+struct _usdt_bare<const volatile T> : _usdt_bare<T> {};
+template <typename T>
+struct _usdt_is_address { /* a pointer, an array or nullptr: what converts to an address */
+    static constexpr bool value = false;
+};
+template <typename T>
+struct _usdt_is_address<T *> {
+    static constexpr bool value = true;
+};
+template <typename T, unsigned long N>
+struct _usdt_is_address<T[N]> {
+    static constexpr bool value = true;
+};
+template <typename T>
+struct _usdt_is_address<T[]> {
+    static constexpr bool value = true;
+};
+template <>
+struct _usdt_is_address<decltype(nullptr)> {
+    static constexpr bool value = true;
+};
+template <typename T>
+struct _usdt_is_bool {
+    static constexpr bool value = false;
+};
+template <>
+struct _usdt_is_bool<bool> {
+    static constexpr bool value = true;
+};
+template <typename T, typename Bare = typename _usdt_bare<T>::type>
+struct _usdt_is_class { /* a class or union; a trait, as GCC mangles no built-in in a signature */
+    static constexpr bool value = __is_class(Bare) || __is_union(Bare);
+};
+/* What an integer argument's macro takes: an integer, bool, enum or floating-point value, as the
+   cast to the declared type takes; not an address or a class object. */
+template <typename T, typename Bare = typename _usdt_bare<T>::type>
+struct _usdt_is_number {
+    static constexpr bool value = !_usdt_is_address<Bare>::value && !_usdt_is_class<Bare>::value;
+};
+/* What a string or pointer argument's macro takes: what a parameter of type `const volatile void *`
+   takes, an object pointer, an array, nullptr or a null pointer constant (0, NULL). Overload
+   resolution decides, not the expression's type: only it tells `0` from an int variable. */
+char _usdt_takes_address(const volatile void *) noexcept;
+struct _usdt_not_an_address {
+    char bytes[2];
+};
+_usdt_not_an_address _usdt_takes_address(...) noexcept;
+
+/* The conversion of a probe macro's argument, after its check: the cast, but for what the check
+   refused, which converts to To(), with no second error. For a string or pointer, a parameter of
+   type `const volatile void *` takes what the check accepted, null pointer constants (0, NULL)
+   included, without the warnings a template parameter of their integer type draws; anything
+   else, through `...`, is what the check refused. A class object is taken by reference (std::atomic
+   is not copied), a scalar by value (a const reference binds no volatile bit-field). */
+template <bool Condition, typename T = int>
+struct _usdt_enable_if {};
+template <typename T>
+struct _usdt_enable_if<true, T> {
+    typedef T type;
+};
+template <typename T>
+T &&_usdt_declval() noexcept;
+template <typename To>
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* no call per argument at -O0 */
+#endif
+constexpr typename _usdt_enable_if<_usdt_is_address<To>::value, To>::type
+_usdt_argument(const volatile void *address) noexcept {
+    return (To)address;
+}
+template <typename To>
+constexpr typename _usdt_enable_if<_usdt_is_address<To>::value, To>::type _usdt_argument(...) noexcept {
+    return To();
+}
+template <typename To, typename From>
+constexpr typename _usdt_enable_if<_usdt_is_address<To>::value && _usdt_is_class<From>::value
+                                       && sizeof(_usdt_takes_address(_usdt_declval<const From &>())) != 1,
+                                   To>::type
+_usdt_argument(const From &) noexcept {
+    return To();
+}
+template <bool Cast>
+struct _usdt_number_conversion { /* the cast; an address for an integer converts to To() */
+    template <typename To, typename From>
+#if defined(__GNUC__)
+    __attribute__((always_inline))
+#endif
+    static constexpr To convert(From value) noexcept {
+        return (To)value;
+    }
+};
+template <>
+struct _usdt_number_conversion<false> {
+    template <typename To, typename From>
+    static constexpr To convert(From) noexcept {
+        return To();
+    }
+};
+template <typename To, typename From>
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+constexpr typename _usdt_enable_if<!_usdt_is_address<To>::value && !_usdt_is_class<From>::value, To>::type
+_usdt_argument(From value) noexcept {
+    return _usdt_number_conversion<!_usdt_is_address<From>::value || _usdt_is_bool<To>::value>::template convert<To>(
+        value);
+}
+/* Whether a cast converts a value of type From (a reference type) to To: std::atomic<int> to int,
+   std::unique_ptr to bool. Asked of class objects only: of a scalar, the cast's own warnings
+   (-Wint-to-pointer-cast) would be the caller's. */
+template <typename From, typename To, bool Asked = _usdt_is_class<From>::value || _usdt_is_bool<To>::value,
+          typename = To>
+struct _usdt_casts {
+    static constexpr bool value = false;
+};
+template <typename From, typename To>
+struct _usdt_casts<From, To, true, decltype((To)_usdt_declval<From>())> {
+    static constexpr bool value = true;
+};
+template <typename To, typename From>
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+constexpr typename _usdt_enable_if<!_usdt_is_address<To>::value && _usdt_is_class<From>::value
+                                       && _usdt_casts<const From &, To>::value,
+                                   To>::type
+_usdt_argument(const From &value) noexcept {
+    return (To)value;
+}
+template <typename To, typename From>
+constexpr typename _usdt_enable_if<!_usdt_is_address<To>::value && _usdt_is_class<From>::value
+                                       && !_usdt_casts<const From &, To>::value,
+                                   To>::type
+_usdt_argument(const From &) noexcept {
+    return To();
+}
 #pragma GCC diagnostic pop
 #define _USDT_CAST(type, value) ::_usdt_converted<type>(value)
-#define _USDT_CONVERTED(type, value) _USDT_CAST(type, value)
+#define _USDT_CONVERTED(member, type, value) ::_usdt_argument<type>(value)
+/* A static_assert in the macro itself, not in a template, fires at every wrong call, not only at
+   the first of each type. */
+#define USDT_CHECK_INTEGER(index, type, expression) \
+    static_assert(::_usdt_is_number<decltype((expression))>::value, \
+                  "usdt: argument " #index " of this probe is an integer: it takes an integer, bool, enum or " \
+                  "floating-point value; not a pointer, array, nullptr or class object");
+#define USDT_CHECK_BOOL(index, type, expression) \
+    static_assert(::_usdt_casts<decltype((expression)), bool>::value, \
+                  "usdt: argument " #index " of this probe is a bool: it takes what converts to bool");
+#define USDT_CHECK_STRING(index, type, expression) \
+    static_assert(sizeof(::_usdt_takes_address(expression)) == 1, \
+                  "usdt: argument " #index " of this probe is a string: it takes a C string (a pointer, an array) " \
+                  "or nullptr; not an integer");
+#define USDT_CHECK_POINTER(index, type, expression) \
+    static_assert(sizeof(::_usdt_takes_address(expression)) == 1, \
+                  "usdt: argument " #index " of this probe is a pointer: it takes an object pointer, an array or " \
+                  "nullptr; not an integer");
 #else
 #define _USDT_CAST(type, value) ((type)(value))
-#define _USDT_CONVERTED(type, value) ((void)sizeof((type){value}), _USDT_CAST(type, value))
+#define _USDT_CONVERTED(member, type, value) _USDT_CONVERTED_##member(type, value)
+#define _USDT_THROUGH(integer, type, value) ((type)(integer)((void)0, (value)))
+#if defined(__INTPTR_TYPE__) /* as the compiler names them: <stdint.h> may not be included */
+#define _USDT_INTPTR __INTPTR_TYPE__
+#define _USDT_UINTPTR __UINTPTR_TYPE__
+#else
+#define _USDT_INTPTR intptr_t
+#define _USDT_UINTPTR uintptr_t
+#endif
+#define _USDT_CONVERTED_i8(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_u8(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_i16(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_u16(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_i32(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_u32(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_word(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_uword(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
+#define _USDT_CONVERTED_i64(type, value) _USDT_CAST(type, value)
+#define _USDT_CONVERTED_u64(type, value) _USDT_CAST(type, value)
+#define _USDT_CONVERTED_flag(type, value) _USDT_CAST(type, value)
+#define _USDT_CONVERTED_address(type, value) _USDT_THROUGH(_USDT_UINTPTR, type, value)
+/* Spelled out in each: a macro in between would be one more note in every diagnostic. */
+#define USDT_CHECK_INTEGER(index, type, value) (void)sizeof((type){value});
+#define USDT_CHECK_BOOL(index, type, value) (void)sizeof((type){value});
+#define USDT_CHECK_STRING(index, type, value) (void)sizeof((type){value});
+#define USDT_CHECK_POINTER(index, type, value) (void)sizeof((type){value});
 #endif
 
 /* How a probe passes its arguments, and how an argument spec names them: USDT_SPEC_OPERAND(
@@ -336,7 +547,7 @@ static inline __attribute__((always_inline)) unsigned long long _usdt_in_registe
 #endif
 /* An argument of a probe macro, converted to its declared type first; the C++ API passes
    values that are of it already. */
-#define USDT_ARG(member, type, value) USDT_VALUE(member, _USDT_CONVERTED(type, value))
+#define USDT_ARG(member, type, value) USDT_VALUE(member, _USDT_CONVERTED(member, type, value))
 
 /* What a string or pointer argument points to, as an input of the site: a tracer reads it
    there, so the compiler must have written it before the site, yet need not reload anything
@@ -451,7 +662,7 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(con
 #define USDT_SEMAPHORE_ACTIVE(name) 0
 #define USDT_ALWAYS_ACTIVE 0
 #define USDT_VALUE(member, value) (void)(value);
-#define USDT_ARG(member, type, value) (void)_USDT_CONVERTED(type, value);
+#define USDT_ARG(member, type, value) (void)_USDT_CONVERTED(member, type, value);
 #define USDT_POINTED_TO(address)
 #define USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
@@ -460,7 +671,7 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(con
 
 /* A string or pointer argument of a probe macro, converted and held in a local first, as its
    site names it twice: as a value and in USDT_POINTED_TO(). */
-#define USDT_ADDRESS_ARG(name, type, value) type const name = _USDT_CONVERTED(type, value);
+#define USDT_ADDRESS_ARG(name, type, value) type const name = _USDT_CONVERTED(address, type, value);
 
 #if defined(__cplusplus) && !defined(USDT_NO_CXX_API)
 
@@ -559,15 +770,25 @@ _USDT_INTEGER(unsigned long long)
 template <typename T>
 struct always_false : false_type {};
 
+/* The argument types' constructors deduce T from a `const T &` parameter too, so T may be
+   const or volatile: every trait below looks at the type without them (a `volatile int` is an
+   int). */
+template <typename T>
+using bare = typename ::_usdt_bare<T>::type;
+
 /* Integers, bools and enums, scoped or not, no wider than the declared type, as a function
    taking the declared type would take them without narrowing. */
 template <typename T, typename Declared>
-struct fits : constant<(is_integer<T>::value || __is_enum(T)) && sizeof(T) <= sizeof(Declared)> {};
+struct fits : constant<(is_integer<bare<T>>::value || __is_enum(bare<T>)) && sizeof(T) <= sizeof(Declared)> {};
 
 /* From C++20 on, an integer wider than the declared type may be a constant that fits it:
    the consteval constructor decides. */
 template <typename T>
-struct constant_checked : constant<__cplusplus >= 202002L && is_integer<T>::value> {};
+struct constant_checked : constant<__cplusplus >= 202002L && is_integer<bare<T>>::value> {};
+
+/* Class types, std::atomic included: refused by integer and bool arguments. */
+template <typename T>
+struct is_class : constant<::_usdt_is_class<T>::value> {};
 
 #if __cplusplus >= 202002L
 /* Named for the message: a constant too large for the declared type calls it, which a
@@ -673,19 +894,19 @@ class integer_argument {
 #endif
 
     /* Before C++20, an integer wider than the declared type, constant or not. */
-    template <typename T, detail::when<!detail::fits<T, Declared>::value && detail::is_integer<T>::value
+    template <typename T, detail::when<!detail::fits<T, Declared>::value && detail::is_integer<detail::bare<T>>::value
                                        && !detail::constant_checked<T>::value> = 0>
-    integer_argument(const T &) noexcept : value() {
+    integer_argument(T) noexcept : value() { /* by value: a const reference binds no volatile bit-field */
         static_assert(detail::always_false<T>::value,
                       "usdt: an integer argument takes an integer or enum no wider than its declared type; "
                       "convert other values explicitly (before C++20, int constants too: uint8_t{200})");
     }
 
-    template <typename T, detail::when<!detail::fits<T, Declared>::value && !detail::is_integer<T>::value> = 0>
+    template <typename T, detail::when<!detail::fits<T, Declared>::value && !detail::is_integer<detail::bare<T>>::value> = 0>
     integer_argument(const T &) noexcept : value() {
         static_assert(detail::always_false<T>::value,
                       "usdt: an integer argument takes an integer or enum no wider than its declared type; "
-                      "convert other values explicitly");
+                      "convert other values explicitly (a std::atomic with .load())");
     }
 
     Declared value;
@@ -696,7 +917,14 @@ class bool_argument {
   public:
     _USDT_API_INLINE constexpr bool_argument(bool flag) noexcept : value(flag) {}
 
-    template <typename T, detail::when<!detail::is_same<T, bool>::value> = 0>
+    /* Anything else: a scalar by value (a const reference binds no volatile bit-field), a class
+       object by reference. */
+    template <typename T, detail::when<!detail::is_same<T, bool>::value && !detail::is_class<T>::value> = 0>
+    bool_argument(T) noexcept : value() {
+        static_assert(detail::always_false<T>::value, "usdt: a bool argument takes a bool");
+    }
+
+    template <typename T, detail::when<detail::is_class<T>::value> = 0>
     bool_argument(const T &) noexcept : value() {
         static_assert(detail::always_false<T>::value, "usdt: a bool argument takes a bool");
     }
@@ -712,8 +940,16 @@ class pointer_argument {
     _USDT_API_INLINE constexpr pointer_argument(const volatile void *address) noexcept
         : value(const_cast<const void *>(address)) {}
 
-    template <typename T,
-              detail::when<!detail::is_convertible<const T &, const volatile void *>::value> = 0>
+    /* Anything else but class objects: through `...`, which overload resolution ranks below the
+       conversion of a null pointer constant (0, NULL) to a pointer, as a function taking a
+       pointer takes them. */
+    template <int Index = ArgumentIndex>
+    pointer_argument(...) noexcept : value() {
+        static_assert(Index < 0, "usdt: a pointer argument takes an object pointer or nullptr (smart pointers: pass .get())");
+    }
+
+    template <typename T, detail::when<detail::is_class<T>::value
+                                       && !detail::is_convertible<const T &, const volatile void *>::value> = 0>
     pointer_argument(const T &) noexcept : value() {
         static_assert(detail::always_false<T>::value,
                       "usdt: a pointer argument takes an object pointer or nullptr (smart pointers: pass .get())");
@@ -742,7 +978,16 @@ class string_argument {
     _USDT_API_INLINE string_argument(const T &object) noexcept
         : object_(__builtin_addressof(object)), prepare_(&detail::format<T>) {}
 
-    template <typename T, detail::when<!detail::is_string<T>::value> = 0>
+    /* Anything else but class objects: through `...`, which overload resolution ranks below the
+       conversion of a null pointer constant (0, NULL) to `const char *`, as a function taking
+       `const char *` takes them. */
+    template <int Index = ArgumentIndex>
+    string_argument(...) noexcept {
+        static_assert(Index < 0, "usdt: a string argument takes a C string, std::string, std::string_view, nullptr, "
+                                 "or a type with usdt_format()");
+    }
+
+    template <typename T, detail::when<detail::is_class<T>::value && !detail::is_string<T>::value> = 0>
     string_argument(const T &) noexcept {
         static_assert(detail::always_false<T>::value,
                       "usdt: a string argument takes a C string, std::string, std::string_view, nullptr, "

@@ -58,6 +58,7 @@ USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 #define MYAPP_REQUEST_START(arg0, arg1) \
     do { \
         USDT_ADDRESS_ARG(_usdt_address_1, const char *, arg1) \
+        USDT_CHECK_INTEGER(0, uint64_t, arg0) USDT_CHECK_STRING(1, const char *, arg1) \
         USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8"), \
                (USDT_ARG(u64, uint64_t, arg0) USDT_VALUE(address, _usdt_address_1) USDT_POINTED_TO(_usdt_address_1)), \
                ("app-probes.d", "id", "uint64_t", "integer", "path", "const char *", "string")); \
@@ -69,6 +70,7 @@ USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
     do { \
         USDT_ADDRESS_ARG(_usdt_address_3, const volatile void *, arg3) \
         USDT_ADDRESS_ARG(_usdt_address_4, const char *, arg4) \
+        USDT_CHECK_INTEGER(0, int8_t, arg0) USDT_CHECK_INTEGER(1, uint32_t, arg1) USDT_CHECK_BOOL(2, bool, arg2) USDT_CHECK_POINTER(3, const volatile void *, arg3) USDT_CHECK_STRING(4, const char *, arg4) USDT_CHECK_INTEGER(5, long, arg5) USDT_CHECK_INTEGER(6, size_t, arg6) \
         USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" USDT_SPEC_NARROW_OPERAND("2", "16") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("3", "24") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("4", "32") " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("5", "40") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("6", "48"), \
                (USDT_ARG(i8, int8_t, arg0) USDT_ARG(u32, uint32_t, arg1) USDT_ARG(flag, bool, arg2) USDT_VALUE(address, _usdt_address_3) USDT_VALUE(address, _usdt_address_4) USDT_ARG(word, long, arg5) USDT_ARG(uword, size_t, arg6) USDT_POINTED_TO(_usdt_address_3) USDT_POINTED_TO(_usdt_address_4)), \
                ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req *", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer")); \
@@ -77,16 +79,22 @@ USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 /* myapp:seven(int a, int b, int c, int d, int e, int f, unsigned short g) */
 #define MYAPP_SEVEN_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_seven_semaphore)
 #define MYAPP_SEVEN(arg0, arg1, arg2, arg3, arg4, arg5, arg6) \
-    USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), "-4@" USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" USDT_SPEC_NARROW_OPERAND("1", "8") " -4@" USDT_SPEC_NARROW_OPERAND("2", "16") " -4@" USDT_SPEC_NARROW_OPERAND("3", "24") " -4@" USDT_SPEC_NARROW_OPERAND("4", "32") " -4@" USDT_SPEC_NARROW_OPERAND("5", "40") " 2@" USDT_SPEC_NARROW_OPERAND("6", "48"), \
+    do { \
+        USDT_CHECK_INTEGER(0, int, arg0) USDT_CHECK_INTEGER(1, int, arg1) USDT_CHECK_INTEGER(2, int, arg2) USDT_CHECK_INTEGER(3, int, arg3) USDT_CHECK_INTEGER(4, int, arg4) USDT_CHECK_INTEGER(5, int, arg5) USDT_CHECK_INTEGER(6, unsigned short, arg6) \
+        USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), "-4@" USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" USDT_SPEC_NARROW_OPERAND("1", "8") " -4@" USDT_SPEC_NARROW_OPERAND("2", "16") " -4@" USDT_SPEC_NARROW_OPERAND("3", "24") " -4@" USDT_SPEC_NARROW_OPERAND("4", "32") " -4@" USDT_SPEC_NARROW_OPERAND("5", "40") " 2@" USDT_SPEC_NARROW_OPERAND("6", "48"), \
                (USDT_ARG(i32, int, arg0) USDT_ARG(i32, int, arg1) USDT_ARG(i32, int, arg2) USDT_ARG(i32, int, arg3) USDT_ARG(i32, int, arg4) USDT_ARG(i32, int, arg5) USDT_ARG(u16, unsigned short, arg6)), \
-               ("app-probes.d", "a", "int", "integer", "b", "int", "integer", "c", "int", "integer", "d", "int", "integer", "e", "int", "integer", "f", "int", "integer", "g", "unsigned short", "integer"))
+               ("app-probes.d", "a", "int", "integer", "b", "int", "integer", "c", "int", "integer", "d", "int", "integer", "e", "int", "integer", "f", "int", "integer", "g", "unsigned short", "integer")); \
+    } while (0)
 
 /* myapp:delete(int class) */
 #define MYAPP_DELETE_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_delete_semaphore)
 #define MYAPP_DELETE(arg0) \
-    USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), "-4@" USDT_SPEC_NARROW_OPERAND("0", "0"), \
+    do { \
+        USDT_CHECK_INTEGER(0, int, arg0) \
+        USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), "-4@" USDT_SPEC_NARROW_OPERAND("0", "0"), \
                (USDT_ARG(i32, int, arg0)), \
-               ("app-probes.d", "class", "int", "integer"))
+               ("app-probes.d", "class", "int", "integer")); \
+    } while (0)
 
 /* myapp:idle() */
 #define MYAPP_IDLE_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_idle_semaphore)
@@ -100,9 +108,12 @@ USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 /* other:tick(short arg0), without a semaphore */
 #define OTHER_TICK_ENABLED() USDT_ALWAYS_ACTIVE
 #define OTHER_TICK(arg0) \
-    USDT_SITE("other", "tick", "0", "i"(0), "-2@" USDT_SPEC_NARROW_OPERAND("0", "0"), \
+    do { \
+        USDT_CHECK_INTEGER(0, short, arg0) \
+        USDT_SITE("other", "tick", "0", "i"(0), "-2@" USDT_SPEC_NARROW_OPERAND("0", "0"), \
                (USDT_ARG(i16, short, arg0)), \
-               ("app-probes.d", "arg0", "short", "integer"))
+               ("app-probes.d", "arg0", "short", "integer")); \
+    } while (0)
 
 /* The typed C++ API: one inline function per probe, whose parameters are the runtime header's
    argument types. USDT_NO_CXX_API leaves it out, for C++ translation units that use only the
