@@ -17,6 +17,10 @@ from .lexer import IDENTIFIER, Token
 _DIRECTIVE_RE = re.compile(r"^[ \t]*#(?![ \t]*pragma[ \t]+(?:D|usdt)\b)", re.MULTILINE)
 
 
+# A diagnostic that says where: `file:line:col: error:` (GCC leaves the column out of some).
+_LOCATED_ERROR_RE = re.compile(r"^[^\n]+:\d+(?::\d+)?: (?:fatal )?error: ", re.MULTILINE)
+
+
 def needs_preprocessor(text: str) -> bool:
     return _DIRECTIVE_RE.search(text) is not None
 
@@ -35,7 +39,12 @@ def preprocess(path: str, compiler: Sequence[str], options: Sequence[str]) -> st
         raise GeneratorError(SourceLocation(path, 1, 1),
                              f"cannot run the C preprocessor '{compiler[0]}': {error.strerror}") from None
     if result.returncode != 0:
-        raise PreprocessorFailed(result.stderr)
+        diagnostics = result.stderr
+        if not _LOCATED_ERROR_RE.search(diagnostics):
+            # GCC leaves the line out where a `# 0` line marker put it, and a crashed
+            # preprocessor may print nothing: the failure still gets a compiler-style line.
+            diagnostics += f"{SourceLocation(path, 1, 1)}: error: the C preprocessor failed on this file\n"
+        raise PreprocessorFailed(diagnostics)
     return result.stdout
 
 

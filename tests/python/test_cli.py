@@ -282,6 +282,14 @@ class PreprocessorTest(CliTestCase):
         self.assertEqual((result.returncode, result.stdout), (1, ""))
         self.assertEqual(contents, {"header": None, "bpftrace": None})
 
+    def test_preprocessor_error_without_a_line(self):
+        # GCC leaves the line out of a diagnostic a `# 0` line marker placed (found by fuzz.generator).
+        self.write("probes.d", "provider p {\n# 0\n/* unfinished\n};\n")
+        result, contents = self.generate(command_line=True)
+        self.assertRegex(result.stderr, r"(?m)^probes\.d:1:1: error: the C preprocessor failed on this file$")
+        self.assertNotIn("Traceback", result.stderr)
+        self.assertEqual((result.returncode, contents["header"]), (1, None))
+
     def test_preprocessor_not_found(self):
         self.write("probes.d", "#define T int\nprovider p { probe x(T); };\n")
         self.assertFailedWith("probes.d:1:1: error: cannot run the C preprocessor '/no/such/cc': "

@@ -71,19 +71,18 @@
 /* A probe macro's argument: first checked, at the top of the probe's macro (USDT_CHECK_INTEGER
    and its siblings, one per kind of declared type), so that a mistake draws one diagnostic at
    the caller's line with a short macro backtrace; then converted to its declared type, in the
-   site or, for a string or pointer, in a local before it (_USDT_CONVERTED), by a cast, as
-   dtrace -h's macros convert, which says nothing more. Each macro's argument is evaluated once, by the conversion: the check is
-   unevaluated.
+   site or, for a string or pointer, in a local before it (_USDT_CONVERTED, USDT_ADDRESS_ARG),
+   by a cast, as dtrace -h's macros convert, which says nothing more. Each argument is
+   evaluated once, by the conversion: the check is unevaluated.
     - In C, the check initializes an unevaluated compound literal of the declared type from the
-      value, so that a string passed for an integer, or an integer for a string, draws the
-      diagnostic a call to a function with a prototype draws (-Wint-conversion,
-      -Wincompatible-pointer-types), where the cast alone would silence it; narrowing, inside
-      sizeof, draws no -Wconversion, as with the cast. The conversion goes through an integer of
-      pointer width where a pointer can meet an integer, so that a mistake the check reported
-      draws no second warning (-Wint-to-pointer-cast, -Wpointer-to-int-cast), and after a comma,
-      so that a call's result draws no -Wbad-function-cast (`(uintptr_t)get_name()`).
-      `int64_t`-wide integers are cast directly: narrowing through `intptr_t` would lose half of
-      them on 32-bit targets.
+      value, so that a string passed for an integer draws the diagnostic a call to a function
+      with a prototype draws (-Wint-conversion), where the cast alone would silence it;
+      narrowing, inside sizeof, draws no -Wconversion, as with the cast. The conversion goes
+      through an integer of pointer width, so that a mistake the check reported draws no second
+      warning (-Wpointer-to-int-cast), and after a comma, so that a call's result draws no
+      -Wbad-function-cast. `int64_t`-wide integers are cast directly: narrowing through
+      `intptr_t` would lose half of them on 32-bit targets. A string or pointer is checked and
+      converted at once, by the initialization of its local.
     - In C++, the check refuses what the C++ API refuses and a cast would take silently: an
       integer (other than a null pointer constant) for a string or pointer, a pointer, array,
       nullptr or class object for an integer; and, for a bool, what the cast refuses. A
@@ -191,6 +190,7 @@ _usdt_argument(const volatile void *address) noexcept {
     return (To)address;
 }
 template <typename To>
+/* NOLINTNEXTLINE(cert-dcl50-cpp): `...` ranks below a null pointer constant's conversion */
 constexpr typename _usdt_enable_if<_usdt_is_address<To>::value, To>::type _usdt_argument(...) noexcept {
     return To();
 }
@@ -280,12 +280,10 @@ _usdt_argument(const From &) noexcept {
 #define _USDT_CAST(type, value) ((type)(value))
 #define _USDT_CONVERTED(member, type, value) _USDT_CONVERTED_##member(type, value)
 #define _USDT_THROUGH(integer, type, value) ((type)(integer)((void)0, (value)))
-#if defined(__INTPTR_TYPE__) /* as the compiler names them: <stdint.h> may not be included */
+#if defined(__INTPTR_TYPE__) /* as the compiler names it: <stdint.h> may not be included */
 #define _USDT_INTPTR __INTPTR_TYPE__
-#define _USDT_UINTPTR __UINTPTR_TYPE__
 #else
 #define _USDT_INTPTR intptr_t
-#define _USDT_UINTPTR uintptr_t
 #endif
 #define _USDT_CONVERTED_i8(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
 #define _USDT_CONVERTED_u8(type, value) _USDT_THROUGH(_USDT_INTPTR, type, value)
@@ -298,12 +296,12 @@ _usdt_argument(const From &) noexcept {
 #define _USDT_CONVERTED_i64(type, value) _USDT_CAST(type, value)
 #define _USDT_CONVERTED_u64(type, value) _USDT_CAST(type, value)
 #define _USDT_CONVERTED_flag(type, value) _USDT_CAST(type, value)
-#define _USDT_CONVERTED_address(type, value) _USDT_THROUGH(_USDT_UINTPTR, type, value)
 /* Spelled out in each: a macro in between would be one more note in every diagnostic. */
 #define USDT_CHECK_INTEGER(index, type, value) (void)sizeof((type){value});
 #define USDT_CHECK_BOOL(index, type, value) (void)sizeof((type){value});
-#define USDT_CHECK_STRING(index, type, value) (void)sizeof((type){value});
-#define USDT_CHECK_POINTER(index, type, value) (void)sizeof((type){value});
+/* A string or pointer is checked where USDT_ADDRESS_ARG initializes its local from it. */
+#define USDT_CHECK_STRING(index, type, value)
+#define USDT_CHECK_POINTER(index, type, value)
 #endif
 
 /* How a probe passes its arguments, and how an argument spec names them: USDT_SPEC_OPERAND(
@@ -671,7 +669,14 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(con
 
 /* A string or pointer argument of a probe macro, converted and held in a local first, as its
    site names it twice: as a value and in USDT_POINTED_TO(). */
+#if defined(__cplusplus)
 #define USDT_ADDRESS_ARG(name, type, value) type const name = _USDT_CONVERTED(address, type, value);
+#else
+/* In C, the local's initialization is the check, as a call to a function with a prototype
+   converts: an integer for a string draws -Wint-conversion, once; no cast of an integer to a
+   pointer is left to warn again, or to cost the compiler what it knows about the pointer. */
+#define USDT_ADDRESS_ARG(name, type, value) type const name = (value);
+#endif
 
 #if defined(__cplusplus) && !defined(USDT_NO_CXX_API)
 
@@ -944,7 +949,7 @@ class pointer_argument {
        conversion of a null pointer constant (0, NULL) to a pointer, as a function taking a
        pointer takes them. */
     template <int Index = ArgumentIndex>
-    pointer_argument(...) noexcept : value() {
+    pointer_argument(...) noexcept : value() { /* NOLINT(cert-dcl50-cpp): see above */
         static_assert(Index < 0, "usdt: a pointer argument takes an object pointer or nullptr (smart pointers: pass .get())");
     }
 
@@ -982,7 +987,7 @@ class string_argument {
        conversion of a null pointer constant (0, NULL) to `const char *`, as a function taking
        `const char *` takes them. */
     template <int Index = ArgumentIndex>
-    string_argument(...) noexcept {
+    string_argument(...) noexcept { /* NOLINT(cert-dcl50-cpp): see above */
         static_assert(Index < 0, "usdt: a string argument takes a C string, std::string, std::string_view, nullptr, "
                                  "or a type with usdt_format()");
     }
