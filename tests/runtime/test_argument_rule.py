@@ -18,6 +18,7 @@ import re
 import subprocess
 import tempfile
 import unittest
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import usdt_testing
@@ -300,6 +301,10 @@ class ArgumentRuleTest(unittest.TestCase):
     def compilers(self):
         for compiler in OPTIONS.cxx_compiler:
             usdt_testing.require_tracer(self, compiler, needs_root=False, package=compiler)
+        # Two compilers at once: each takes seconds, and the tests read the same results.
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(lambda pair: verdicts(*pair),
+                          [(compiler, standard) for compiler in OPTIONS.cxx_compiler for standard in STANDARDS]))
         return OPTIONS.cxx_compiler
 
     def test_every_declared_type_of_the_grammar_is_covered(self):
