@@ -8,15 +8,15 @@ non-PIE), and in a shared library the program links or dlopen()s. Each program s
 "waiting", reads a line (or the end) of its input, fires the probe if ENABLED() says so,
 and exits 0 only if it did (1 if not).
 
-Start orders, each program:
-  - the tracer first: `bpftrace -c PROGRAM`; for a library, which -c cannot reach before it
-    is loaded, bpftrace attached to the library's file, then the program started (the dlopen
-    program loads it after that). The kernel raises the semaphore when it maps the module.
-    bpftrace does not pass the program's status on: its exit_group prints it.
-  - the program first: bpftrace -p attached while the program waits; then it goes on.
-And the tracers that start the program for the user, on each linker's PIE: `perf record -e
-sdt_semaphores:guarded -- PROGRAM` and `usdt trace PROGRAM -- PROGRAM` (for the dlopen
-program `usdt trace PROGRAM LIBRARY -- PROGRAM`), whose status is the program's.
+Start orders, each program, with one bpftrace attached to every program's probe module by path
+(so that a few bpftrace runs cover them all):
+  - the tracer first: attached, then the programs started; the kernel raises the semaphore
+    when it maps the module (the dlopen programs map theirs after that too).
+  - the program first: the programs started and waiting, then attached; then they go on.
+And the ways users start or attach, on each linker's PIE: `bpftrace -c PROGRAM` (bpftrace does
+not pass the program's status on: its exit_group prints it), `bpftrace -p PID`, `perf record
+-e sdt_semaphores:guarded -- PROGRAM`, and, on each PIE and dlopen program, `usdt trace PROGRAM
+-- PROGRAM` (`usdt trace PROGRAM LIBRARY -- PROGRAM`), whose status is the program's.
 """
 
 import subprocess
@@ -93,8 +93,13 @@ def build_program(program: Program, inputs: build.Inputs, directory: Path) -> Bu
 
 
 def bpftrace_script(module: Path, with_exit: bool = False) -> str:
+    return every_module_script({PROBE: module}, with_exit)
+
+
+def every_module_script(modules, with_exit: bool = False) -> str:
+    """Prints `HIT LABEL|value` for the probe of each module of `modules` (label -> path)."""
     lines = [bpftrace_attach.BEGIN_READY,
-             f'usdt:{module}:{PROBE} {{ printf("HIT {PROBE}|%d\\n", arg0); }}']
+             *(f'usdt:{module}:{PROBE} {{ printf("HIT {label}|%d\\n", arg0); }}' for label, module in modules.items())]
     if with_exit:
         lines.append('tracepoint:syscalls:sys_enter_exit_group /pid == cpid/ '
                      '{ printf("EXIT %d\\n", args->error_code); }')
@@ -145,13 +150,12 @@ class SemaphoreTest(unittest.TestCase):
         self.assertEqual(bpftrace_attach.hit_lines(tracer_output), [HIT], tracer_output)
 
     def tracer_first(self, built: Built):
-        if built.probe_module == built.program:
-            traced = run(["bpftrace", "-e", bpftrace_script(built.program, with_exit=True), "-c", built.program])
-            self.assertEqual(traced.returncode, 0, traced.stdout + traced.stderr)
-            exits = [line for line in traced.stdout.splitlines() if line.startswith("EXIT ")]
-            status = int(exits[0].split()[1]) if len(exits) == 1 else f"unknown: {exits}"
-            return traced.stdout, subprocess.CompletedProcess(built.program, status, traced.stdout, "")
-        return bpftrace_attach.trace(bpftrace_script(built.probe_module), lambda: run([built.program]), 1)
+        """`bpftrace -c` on a program whose probe is its own."""
+        traced = run(["bpftrace", "-e", bpftrace_script(built.program, with_exit=True), "-c", built.program])
+        self.assertEqual(traced.returncode, 0, traced.stdout + traced.stderr)
+        exits = [line for line in traced.stdout.splitlines() if line.startswith("EXIT ")]
+        status = int(exits[0].split()[1]) if len(exits) == 1 else f"unknown: {exits}"
+        return traced.stdout, subprocess.CompletedProcess(built.program, status, traced.stdout, "")
 
     def program_first(self, built: Built):
         waiting = WaitingProgram([built.program])
@@ -162,12 +166,45 @@ class SemaphoreTest(unittest.TestCase):
         finally:
             waiting.stop()
 
-    def check(self, program: Program):
+    def assertEveryProgramFired(self, tracer_output: str, results):
+        for program, result in results.items():
+            with self.subTest(program=program.name):
+                self.assertEqual((result.returncode, result.stderr), (0, ""), result.stdout)
+                self.assertEqual([line for line in bpftrace_attach.hit_lines(tracer_output)
+                                  if line.startswith(f"HIT {program.name}|")], [f"HIT {program.name}|42"],
+                                 tracer_output)
+
+    def every_module_script(self) -> str:
+        return every_module_script({program.name: self.built(program).probe_module for program in PROGRAMS})
+
+    def test_every_program_with_the_tracer_first(self):
         require_tracer(self, "bpftrace")
-        built = self.built(program)
-        for order in (self.tracer_first, self.program_first):
-            with self.subTest(order=order.__name__):
-                self.assertFired(*order(built))
+        script = self.every_module_script()
+        output, results = bpftrace_attach.trace(
+            script, lambda: {program: run([self.built(program).program]) for program in PROGRAMS}, len(PROGRAMS))
+        self.assertEveryProgramFired(output, results)
+
+    def test_every_program_with_the_program_first(self):
+        require_tracer(self, "bpftrace")
+        script = self.every_module_script()
+        waiting = {program: WaitingProgram([self.built(program).program]) for program in PROGRAMS}
+        try:
+            for program, started in waiting.items():
+                self.assertEqual(started.first_line, "waiting\n", f"{program.name} did not start")
+            output, results = bpftrace_attach.trace(
+                script, lambda: {program: started.go() for program, started in waiting.items()}, len(PROGRAMS))
+        finally:
+            for started in waiting.values():
+                started.stop()
+        self.assertEveryProgramFired(output, results)
+
+    def test_bpftrace_starts_or_attaches_to_each_linkers_program(self):
+        require_tracer(self, "bpftrace")
+        for linker in LINKERS:
+            built = self.built(Program(linker, "pie"))
+            for order in (self.tracer_first, self.program_first):
+                with self.subTest(linker=linker, order=order.__name__):
+                    self.assertFired(*order(built))
 
     def test_perf_record_starts_the_program(self):
         require_tracer(self, "perf", package="linux-perf")
@@ -204,16 +241,8 @@ class SemaphoreTest(unittest.TestCase):
                 self.assertRegex(traced.stdout, rf"(?m)^\d+ pid=\d+ tid=\d+ {PROBE} value=42$", traced.stdout)
 
 
-def add_program_tests():
-    for program in PROGRAMS:
-        def test(self, program=program):
-            self.check(program)
-        setattr(SemaphoreTest, f"test_{program.name}", test)
-
-
 if __name__ == "__main__":
     options = parse_arguments(lambda parser: parser.add_argument("--usdt", required=True, type=Path))
     SemaphoreTest.inputs = build.inputs_from(options)
     SemaphoreTest.usdt = options.usdt
-    add_program_tests()
     main()
