@@ -15,12 +15,14 @@ Start orders, each program, with one bpftrace attached to every program's probe 
   - the program first: the programs started and waiting, then attached; then they go on.
 And the ways users start or attach, on each linker's PIE: `bpftrace -c PROGRAM` (bpftrace does
 not pass the program's status on: its exit_group prints it), `bpftrace -p PID`, `perf record
--e sdt_semaphores:guarded -- PROGRAM`, and, on each PIE and dlopen program, `usdt trace PROGRAM
--- PROGRAM` (`usdt trace PROGRAM LIBRARY -- PROGRAM`), whose status is the program's.
+-e sdt_semaphores:guarded -- PROGRAM` and `perf record ... -p PID`; and, on each PIE and dlopen
+program, `usdt trace PROGRAM -- PROGRAM` (`usdt trace PROGRAM LIBRARY -- PROGRAM`), whose
+status is the program's.
 """
 
 import subprocess
 import tempfile
+import time
 import unittest
 from dataclasses import dataclass
 from pathlib import Path
@@ -206,29 +208,64 @@ class SemaphoreTest(unittest.TestCase):
                 with self.subTest(linker=linker, order=order.__name__):
                     self.assertFired(*order(built))
 
+    def perf_event(self, program: Path) -> str:
+        """The probe's perf event, added for `program` (deleted at the test's end)."""
+        event = f"sdt_{PROBE}"
+        run(["perf", "probe", "-q", "-d", event])   # one left by an interrupted run
+        self.addCleanup(run, ["perf", "probe", "-q", "-d", event])
+        # perf finds SDT events through its build-id cache, where an entry of an earlier build
+        # makes the add fail: cached afresh, as the perf scripts do.
+        run(["perf", "buildid-cache", "--purge", program])
+        self.addCleanup(run, ["perf", "buildid-cache", "--remove", program])
+        cached = run(["perf", "buildid-cache", "--add", program])
+        self.assertEqual(cached.returncode, 0, cached.stderr)
+        added = run(["perf", "probe", "-q", "-x", program, event])
+        self.assertEqual(added.returncode, 0, added.stderr)
+        return event
+
+    def assertRecordedOnce(self, event: str, data: Path):
+        printed = run(["perf", "script", "-i", data])
+        self.assertEqual(printed.stdout.count(f" {event}: "), 1, printed.stdout + printed.stderr)
+
     def test_perf_record_starts_the_program(self):
         require_tracer(self, "perf", package="linux-perf")
-        event = f"sdt_{PROBE}"
         for linker in LINKERS:
-            with self.subTest(linker=linker):
+            with self.subTest(linker=linker), tempfile.TemporaryDirectory(prefix="usdt-perf-") as directory:
                 program = self.built(Program(linker, "pie")).program
-                run(["perf", "probe", "-q", "-d", event])   # one left by an interrupted run
-                self.addCleanup(run, ["perf", "probe", "-q", "-d", event])
-                # perf finds SDT events through its build-id cache, where an entry of an
-                # earlier build makes the add fail: cached afresh, as the perf scripts do.
-                run(["perf", "buildid-cache", "--purge", program])
-                self.addCleanup(run, ["perf", "buildid-cache", "--remove", program])
-                cached = run(["perf", "buildid-cache", "--add", program])
-                self.assertEqual(cached.returncode, 0, cached.stderr)
-                added = run(["perf", "probe", "-q", "-x", program, event])
-                self.assertEqual(added.returncode, 0, added.stderr)
-                with tempfile.TemporaryDirectory(prefix="usdt-perf-") as directory:
-                    data = Path(directory) / "perf.data"
-                    recorded = run(["perf", "record", "-q", "-o", data, "-e", event, "--", program])
-                    printed = run(["perf", "script", "-i", data])
-                run(["perf", "probe", "-q", "-d", event])
+                event = self.perf_event(program)
+                data = Path(directory) / "perf.data"
+                recorded = run(["perf", "record", "-q", "-o", data, "-e", event, "--", program])
                 self.assertEqual(recorded.returncode, 0, recorded.stdout + recorded.stderr)
-                self.assertEqual(printed.stdout.count(f" {event}: "), 1, printed.stdout + printed.stderr)
+                self.assertRecordedOnce(event, data)
+                run(["perf", "probe", "-q", "-d", event])
+
+    def test_perf_record_attaches_to_the_running_program(self):
+        # perf gives no sign that it attached: `usdt list PID` shows the semaphore raised, which
+        # is what the test is about; then the program goes on, and perf stops at its end.
+        require_tracer(self, "perf", package="linux-perf")
+        for linker in LINKERS:
+            with self.subTest(linker=linker), tempfile.TemporaryDirectory(prefix="usdt-perf-") as directory:
+                program = self.built(Program(linker, "pie")).program
+                event = self.perf_event(program)
+                data = Path(directory) / "perf.data"
+                waiting = WaitingProgram([program])
+                try:
+                    recorder = subprocess.Popen(["perf", "record", "-q", "-o", str(data), "-e", event,
+                                                 "-p", str(waiting.process.pid)],
+                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                    deadline = time.monotonic() + TIMEOUT
+                    while " active (" not in run([self.usdt, "list", str(waiting.process.pid)]).stdout:
+                        self.assertLess(time.monotonic(), deadline, "perf never raised the semaphore")
+                        self.assertIsNone(recorder.poll(), recorder.stderr.read() if recorder.stderr else "")
+                        time.sleep(0.1)
+                    result = waiting.go()
+                    output, errors = recorder.communicate(timeout=TIMEOUT)
+                finally:
+                    waiting.stop()
+                self.assertEqual((result.returncode, result.stderr), (0, ""), result.stdout)
+                self.assertEqual(recorder.returncode, 0, output + errors)
+                self.assertRecordedOnce(event, data)
+                run(["perf", "probe", "-q", "-d", event])
 
     def test_usdt_trace_starts_the_program(self):
         require_tracer(self, "bpftrace")
