@@ -173,13 +173,9 @@ def cxx_text_local(argument: Argument) -> str:
 def cxx_operands(probe: Probe) -> str:
     """`USDT_VALUE(u64, id.value) USDT_VALUE(address, _usdt_text_1) USDT_POINTED_TO(_usdt_text_1)`:
     the site's operands in the C++ API, whose values are of the declared types already."""
-    def address(argument: Argument) -> str:
+    def value(argument: Argument) -> str:
         return cxx_text_local(argument) if argument.type.kind == Kind.STRING else f"{argument.name}.value"
-    return _operands(
-        probe,
-        lambda argument: f"USDT_VALUE({slot_member(argument)}, "
-                         f"{address(argument) if _points(argument) else argument.name + '.value'})",
-        address)
+    return _operands(probe, lambda argument: f"USDT_VALUE({slot_member(argument)}, {value(argument)})", value)
 
 
 FILTERS = {function.__name__: function for function in (

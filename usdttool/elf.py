@@ -106,6 +106,10 @@ class LoadSegment:
     file_size: int           # p_filesz
     writable: bool = False   # PF_W
 
+    def holds(self, address: int) -> bool:
+        """Whether a link-time address's byte is in the file part of the segment."""
+        return self.address <= address < self.address + self.file_size
+
     def file_pages(self, page_size: int) -> range:
         """The pages of the file a loader maps for this segment."""
         if not self.file_size:
@@ -121,12 +125,14 @@ class Module:
     segments: Tuple[LoadSegment, ...] = ()  # PT_LOAD
     pointer_size: int = 8                   # 4 in an ELFCLASS32 file
 
+    def segment(self, address: int) -> Optional[LoadSegment]:
+        """The segment whose file part holds a link-time address; None when it is not file-backed."""
+        return next((segment for segment in self.segments if segment.holds(address)), None)
+
     def file_offset(self, address: int) -> Optional[int]:
         """Where a link-time address's byte is in the file; None when it is not file-backed."""
-        for segment in self.segments:
-            if segment.address <= address < segment.address + segment.file_size:
-                return segment.offset + address - segment.address
-        return None
+        segment = self.segment(address)
+        return None if segment is None else segment.offset + address - segment.address
 
 
 @dataclass(frozen=True)
@@ -246,7 +252,7 @@ def _semaphore_shares_a_page(segments: Sequence[LoadSegment], semaphores: Sequen
     order, and makes GNU_RELRO's read-only afterwards, so the semaphore the code reads stays 0."""
     for semaphore in semaphores:
         for index, segment in enumerate(segments):
-            if segment.address <= semaphore < segment.address + segment.file_size:
+            if segment.holds(semaphore):
                 page = (segment.offset + semaphore - segment.address) // page_size
                 if any(earlier.writable and page in earlier.file_pages(page_size) for earlier in segments[:index]):
                     return True

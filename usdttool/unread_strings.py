@@ -95,8 +95,7 @@ class UnreadStrings:
         if len(biases) != 1:
             return None
         address = pointer - biases.pop()
-        segment = next((segment for segment in module.segments
-                        if segment.address <= address < segment.address + segment.file_size), None)
+        segment = module.segment(address)
         if segment is None or segment.writable:
             return None
         size = min(self._max_length, segment.address + segment.file_size - address)

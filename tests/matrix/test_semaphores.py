@@ -20,6 +20,7 @@ program, `usdt trace PROGRAM -- PROGRAM` (`usdt trace PROGRAM LIBRARY -- PROGRAM
 status is the program's.
 """
 
+import contextlib
 import subprocess
 import tempfile
 import time
@@ -208,8 +209,11 @@ class SemaphoreTest(unittest.TestCase):
                 with self.subTest(linker=linker, order=order.__name__):
                     self.assertFired(*order(built))
 
-    def perf_event(self, program: Path) -> str:
-        """The probe's perf event, added for `program` (deleted at the test's end)."""
+    @contextlib.contextmanager
+    def perf_session(self, linker: str):
+        """(the linker's PIE, the probe's perf event added for it, where perf record writes),
+        the event deleted at the end."""
+        program = self.built(Program(linker, "pie")).program
         event = f"sdt_{PROBE}"
         run(["perf", "probe", "-q", "-d", event])   # one left by an interrupted run
         self.addCleanup(run, ["perf", "probe", "-q", "-d", event])
@@ -221,7 +225,9 @@ class SemaphoreTest(unittest.TestCase):
         self.assertEqual(cached.returncode, 0, cached.stderr)
         added = run(["perf", "probe", "-q", "-x", program, event])
         self.assertEqual(added.returncode, 0, added.stderr)
-        return event
+        with tempfile.TemporaryDirectory(prefix="usdt-perf-") as directory:
+            yield program, event, Path(directory) / "perf.data"
+        run(["perf", "probe", "-q", "-d", event])
 
     def assertRecordedOnce(self, event: str, data: Path):
         printed = run(["perf", "script", "-i", data])
@@ -230,24 +236,17 @@ class SemaphoreTest(unittest.TestCase):
     def test_perf_record_starts_the_program(self):
         require_tracer(self, "perf", package="linux-perf")
         for linker in LINKERS:
-            with self.subTest(linker=linker), tempfile.TemporaryDirectory(prefix="usdt-perf-") as directory:
-                program = self.built(Program(linker, "pie")).program
-                event = self.perf_event(program)
-                data = Path(directory) / "perf.data"
+            with self.subTest(linker=linker), self.perf_session(linker) as (program, event, data):
                 recorded = run(["perf", "record", "-q", "-o", data, "-e", event, "--", program])
                 self.assertEqual(recorded.returncode, 0, recorded.stdout + recorded.stderr)
                 self.assertRecordedOnce(event, data)
-                run(["perf", "probe", "-q", "-d", event])
 
     def test_perf_record_attaches_to_the_running_program(self):
         # perf gives no sign that it attached: `usdt list PID` shows the semaphore raised, which
         # is what the test is about; then the program goes on, and perf stops at its end.
         require_tracer(self, "perf", package="linux-perf")
         for linker in LINKERS:
-            with self.subTest(linker=linker), tempfile.TemporaryDirectory(prefix="usdt-perf-") as directory:
-                program = self.built(Program(linker, "pie")).program
-                event = self.perf_event(program)
-                data = Path(directory) / "perf.data"
+            with self.subTest(linker=linker), self.perf_session(linker) as (program, event, data):
                 waiting = WaitingProgram([program])
                 try:
                     recorder = subprocess.Popen(["perf", "record", "-q", "-o", str(data), "-e", event,
@@ -265,7 +264,6 @@ class SemaphoreTest(unittest.TestCase):
                 self.assertEqual((result.returncode, result.stderr), (0, ""), result.stdout)
                 self.assertEqual(recorder.returncode, 0, output + errors)
                 self.assertRecordedOnce(event, data)
-                run(["perf", "probe", "-q", "-d", event])
 
     def test_usdt_trace_starts_the_program(self):
         require_tracer(self, "bpftrace")

@@ -720,18 +720,9 @@ struct constant {
 using true_type = constant<true>;
 using false_type = constant<false>;
 
-template <bool Condition>
-struct enable_if {};
-template <>
-struct enable_if<true> {
-    using type = int;
-};
 /* `template <typename T, when<condition> = 0>`: a constructor taken only when the condition holds. */
 template <bool Condition>
-using when = typename enable_if<Condition>::type;
-
-template <typename T>
-T &&declval() noexcept;
+using when = typename ::_usdt_enable_if<Condition>::type;
 
 template <typename T, typename U>
 struct is_same : false_type {};
@@ -743,7 +734,7 @@ void convert_to(To) noexcept;
 template <typename From, typename To, typename = void>
 struct is_convertible : false_type {};
 template <typename From, typename To>
-struct is_convertible<From, To, decltype(convert_to<To>(declval<From>()))> : true_type {};
+struct is_convertible<From, To, decltype(convert_to<To>(::_usdt_declval<From>()))> : true_type {};
 
 /* The standard integer and character types; not the 128-bit extensions, wider than any
    declared type. */
@@ -804,21 +795,21 @@ inline void integer_constant_does_not_fit_the_declared_type() noexcept {}
 template <typename T, typename = void>
 struct has_c_str : false_type {};
 template <typename T>
-struct has_c_str<T, decltype(void(static_cast<const char *>(declval<const T &>().c_str())))>
+struct has_c_str<T, decltype(void(static_cast<const char *>(::_usdt_declval<const T &>().c_str())))>
     : true_type {};
 
 template <typename T, typename = void>
 struct has_data_and_size : false_type {};
 template <typename T>
-struct has_data_and_size<T, decltype(void(static_cast<const char *>(declval<const T &>().data())),
-                                     void(declval<const T &>().size()))> : true_type {};
+struct has_data_and_size<T, decltype(void(static_cast<const char *>(::_usdt_declval<const T &>().data())),
+                                     void(::_usdt_declval<const T &>().size()))> : true_type {};
 
 /* The customization point: `usdt_format(const T &)`, found by argument-dependent lookup,
    returns an object with c_str() (a std::string of JSON, say) for a string argument. */
 template <typename T, typename = void>
 struct has_usdt_format : false_type {};
 template <typename T>
-struct has_usdt_format<T, decltype(void(static_cast<const char *>(usdt_format(declval<const T &>()).c_str())))>
+struct has_usdt_format<T, decltype(void(static_cast<const char *>(usdt_format(::_usdt_declval<const T &>()).c_str())))>
     : true_type {};
 
 template <typename T>
