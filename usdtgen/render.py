@@ -3,12 +3,12 @@
 import functools
 import re
 from pathlib import Path
-from typing import Dict, Iterable, Sequence, Tuple
+from typing import Dict, Iterable
 
 import jinja2
 
 from . import VERSION, bpftrace_view, header_view, perf_view, systemtap_view
-from .model import Probe, ProviderFile
+from .model import ProviderFile
 
 TEMPLATE_DIRECTORY = Path(__file__).resolve().parent.parent / "templates"
 # Embedded in every generated header (the source tree and the installed data directory share this layout).
@@ -31,13 +31,14 @@ def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES)) -> Dict
     return {kind: _environment().get_template(TEMPLATES[kind]).render(context) for kind in kinds}
 
 
-def render_trace_script(probes_by_module: Sequence[Tuple[object, Sequence[Probe]]], ready_line: str,
-                        unread_marker: str) -> str:
-    """The bpftrace program of `usdt trace`: the generated script's line per hit, for probes
-    in several modules (each with its `path`, `predicate` and `number`), `ready_line` printed
-    once attached, and `unread_marker` starting the line of a hit with a string read as ""."""
-    return _environment().get_template("trace.bt.j2").render(probes_by_module=probes_by_module,
-                                                             ready_line=ready_line, unread_marker=unread_marker)
+def render_trace_script(plan, ready_line: str, unread_marker: str, maps_start: str, maps_end: str) -> str:
+    """The bpftrace program of `usdt trace` (usdttool/trace_program.py's plan): per probe, the
+    generated script's line per hit or a record, and counts in maps; `ready_line` printed once
+    attached, `unread_marker` starting the line of a hit with a string read as "", the maps
+    printed between `maps_start` and `maps_end`."""
+    return _environment().get_template("trace.bt.j2").render(plan=plan, ready_line=ready_line,
+                                                             unread_marker=unread_marker,
+                                                             maps_start=maps_start, maps_end=maps_end)
 
 
 @functools.lru_cache(maxsize=None)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Callable, Optional, Sequence
+from typing import Optional, Sequence
 
 from . import bpftrace017
 from .errors import ToolError
@@ -20,6 +20,9 @@ from .errors import ToolError
 # the time (nsecs) it ran.
 READY_LINE = "usdt-trace: attached"
 
+
+# What the reading thread puts last.
+_END = object()
 
 # How long bpftrace may take to stop after SIGINT before it is killed.
 _STOP_TIMEOUT = 10.0
@@ -35,9 +38,9 @@ def find_bpftrace() -> str:
 
 
 def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, command: Sequence[str],
-           announcement: str, rewrite: Callable[[str], str]) -> int:
-    """Runs bpftrace until Ctrl-C, the traced process's end, or the command's end, printing its
-    lines as they come, each as `rewrite` makes it. Returns the command's status, else 0.
+           announcement: str, output) -> int:
+    """Runs bpftrace until Ctrl-C, the traced process's end, or the command's end, handing its
+    lines to `output` (output.Output) as they come. Returns the command's status, else 0.
     `by_pid`: bpftrace gets `-p PID` (else the program's predicates keep to the process, and
     usdt watches it end)."""
     arguments = [bpftrace, "-B", "line", "-e", program]
@@ -55,7 +58,7 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, command
     child = None
     try:
         messages = _start_thread(_copy_messages, tracer.stderr)
-        output = _Output(tracer, stopper, rewrite)
+        output = _Output(tracer, stopper, output)
         if not output.wait_until_attached(interrupted):
             if interrupted.is_set():
                 return 130
@@ -113,11 +116,11 @@ class _Output:
     # How long the wait for quiet may last when other processes keep firing the probes.
     MAX_STOP_DELAY = 2.0
 
-    def __init__(self, tracer: subprocess.Popen, stopper: "_Stopper", rewrite: Callable[[str], str]):
+    def __init__(self, tracer: subprocess.Popen, stopper: "_Stopper", output):
         self.tracer = tracer
         self.stopper = stopper
-        self.rewrite = rewrite
-        self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        self.output = output
+        self.lines: "queue.Queue[object]" = queue.Queue()
         self.last_line_at = time.monotonic()
         self.stop_requested_at: Optional[float] = None
         # When every probe was attached: a hit line starts with its nsecs, and one fired before
@@ -129,13 +132,14 @@ class _Output:
     def _read(self) -> None:
         try:
             for line in self.tracer.stdout:
-                # Here, as soon as it comes: a rewrite may read the traced process's memory.
-                self.lines.put(self.rewrite(line))
+                # Here, as soon as it comes: a string may have to be read from the traced
+                # process's memory before it changes.
+                self.lines.put(self.output.read(line))
         finally:
-            self.lines.put(None)
+            self.lines.put(_END)
 
-    def _next(self, timeout: float) -> Optional[str]:
-        """The next line, "" when none came within `timeout`, None at the end."""
+    def _next(self, timeout: float) -> object:
+        """The next item, "" when none came within `timeout`, _END at the end."""
         try:
             line = self.lines.get(timeout=timeout)
         except queue.Empty:
@@ -149,34 +153,29 @@ class _Output:
         held = []
         while not interrupted.is_set():
             line = self._next(timeout=0.1)
-            if line is None:
+            if line is _END:
                 break
-            words = line.split()
-            if line.startswith(READY_LINE + " ") and len(words) == 3 and words[2].isdigit():
+            words = line.split() if isinstance(line, str) else []
+            if isinstance(line, str) and line.startswith(READY_LINE + " ") and len(words) == 3 and words[2].isdigit():
                 self.attached_at = int(words[2])
+                self.output.attached(self.attached_at)
                 for held_line in held:
-                    self._print_unless_early(held_line)
+                    self.output.emit(held_line, self.attached_at)
                 return True
-            if line and not line.startswith("Attaching "):
+            if line and not (isinstance(line, str) and line.startswith("Attaching ")):
                 held.append(line)
         for held_line in held:
-            _print(held_line)
+            self.output.emit(held_line, None)
         return False
 
     def print_lines(self) -> bool:
         """Prints what came in the next moment; False once bpftrace has ended."""
         line = self._next(timeout=0.1)
-        if line is None:
+        if line is _END:
             return False
-        # bpftrace ends with the (empty) maps it prints on exit.
-        if line.strip():
-            self._print_unless_early(line)
+        if line != "":
+            self.output.emit(line, self.attached_at)
         return True
-
-    def _print_unless_early(self, line: str) -> None:
-        first = line.split(maxsplit=1)[0] if line.strip() else ""
-        if not (first.isdigit() and self.attached_at is not None and int(first) < self.attached_at):
-            _print(line)
 
     def stop_when_quiet(self) -> None:
         now = time.monotonic()
@@ -246,12 +245,6 @@ def _watch_process(pid: int, done: threading.Event) -> None:
             os.close(descriptor)
         done.set()
     _start_thread(wait)
-
-
-def _print(line: str) -> None:
-    # Line by line into a pipe too (`usdt trace ... | grep`), as it comes.
-    sys.stdout.write(line)
-    sys.stdout.flush()
 
 
 def _start_thread(function, *arguments) -> threading.Thread:

@@ -12,11 +12,14 @@ a process maps (-p). Each file's probes are attached by its path. The program is
 trace_program.py and run in supervisor.py; bpftrace017.py holds the workarounds for bpftrace 0.17.
 """
 
+import argparse
 import os
 import sys
 from typing import List, Sequence
 
-from . import bpftrace017, elf, libraries, process, supervisor, trace_program, unread_strings
+from . import bpftrace017, elf, libraries, process, spans, summaries, supervisor, trace_program, unread_strings
+from .output import Output
+from .timeline import Timeline
 from .errors import ToolError, warn
 
 
@@ -37,6 +40,28 @@ def add_arguments(parser) -> None:
                         help="take argument names and types from this provider file")
     parser.add_argument("--script", action="store_true",
                         help="print the bpftrace program instead of running it (no root needed)")
+    answers = parser.add_argument_group(
+        "answers", "Summaries are counted in BPF maps and printed at the end (Ctrl-C, or the end of the "
+                   "process or command) instead of each hit's line.")
+    answers.add_argument("--latency", action="store_true",
+                         help="the latency of each span: a probe X__start and its X__done (or X__begin and "
+                              "X__end, X__entry and X__return), matched by an integer argument both have "
+                              "named id or *_id, else per thread")
+    answers.add_argument("--span", action="append", default=[], metavar="START,DONE[,KEY]",
+                         help="the latency of a span of your own: its start and done probes, matched by "
+                              "argument KEY (or 'thread'); may be repeated")
+    answers.add_argument("--count", action="store_true", help="count the hits of each probe")
+    answers.add_argument("--histogram", action="append", default=[], metavar="PROBE:ARGUMENT",
+                         help="the distribution of an integer argument (kvserver:request__done:latency_ns); "
+                              "may be repeated")
+    answers.add_argument("--interval", type=_seconds, metavar="SECONDS",
+                         help="print the summaries every SECONDS too, each of that interval alone")
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", action="store_true",
+                        help="one JSON object per line: per hit, or per summary (docs/tracing.md has the schema)")
+    output.add_argument("--timeline", metavar="FILE",
+                        help="write the hits and spans to FILE as a Chrome JSON trace, which "
+                             "https://ui.perfetto.dev opens, instead of printing each hit")
     parser.epilog = ("After `--`, a command to run while tracing: tracing ends when it exits, "
                      "and usdt exits with its status.")
 
@@ -63,11 +88,17 @@ def run(args) -> int:
         if not modules:
             raise ToolError(f"process {args.pid} maps no file with USDT probes (no .note.stapsdt section)")
     described = trace_program.describe(modules, args.provider_file)
-    selected = trace_program.select(described, patterns, what)
+    every_probe = [probe for _, probes in described for probe, _ in probes]
+    measures = _measures(args, every_probe)
+    # The probes the measures name are traced, whatever the patterns say.
+    named = {name for span in measures.spans for name in (span.start, span.done)} | \
+        {histogram.probe for histogram in measures.histograms}
+    selected = trace_program.select(described, patterns, what, also=named)
     # bpftrace -p, unless it would mix up one probe's sites in several files (see above).
     by_pid = args.pid is not None and not bpftrace017.needs_pid_predicate(modules)
     predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
-    program = trace_program.program(selected, predicate, supervisor.READY_LINE, unread_strings.MARKER)
+    plan = trace_program.plan(selected, predicate, measures)
+    program = trace_program.program(plan, supervisor.READY_LINE, unread_strings.MARKER)
     if args.script:
         sys.stdout.write(program)
         return 0
@@ -83,8 +114,72 @@ def run(args) -> int:
     in_files = f", in {len(selected)} files" if len(selected) > 1 else ""
     announcement = (f"usdt: tracing {count} probe{'s' if count != 1 else ''} of {what}{in_files} "
                     f"(names and types from {', '.join(sources)}); Ctrl-C to stop")
-    return supervisor.trace(bpftrace, program, args.pid, by_pid, command, announcement,
-                            unread_strings.UnreadStrings(selected).rewrite)
+    traced = [probe.traced for probe in plan.probes]
+    summary = None
+    if plan.aggregates or measures.count:
+        summary = summaries.Summaries(_aggregates(measures), _names_by_number(traced), measures.count,
+                                      args.json, sys.stdout.write)
+    timeline = Timeline(args.timeline, measures.spans, every_probe) if args.timeline else None
+    output = Output(traced, unread_strings.UnreadStrings(selected), lines=measures.lines,
+                    json_hits=measures.records and args.json, summary=summary, timeline=timeline)
+    completed = False
+    try:
+        status = supervisor.trace(bpftrace, program, args.pid, by_pid, command, announcement, output)
+        completed = True
+    finally:
+        if completed or timeline is None:
+            output.finish()
+        else:
+            timeline.abandon()
+    return status
+
+
+def _seconds(text: str) -> int:
+    try:
+        seconds = int(text)
+    except ValueError:
+        seconds = 0
+    if seconds < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds, 1 or more")
+    return seconds
+
+
+def _measures(args, probes) -> trace_program.Measures:
+    """What the options ask for, each probe they name checked."""
+    aggregating = bool(args.latency or args.span or args.count or args.histogram)
+    if args.interval and not aggregating:
+        raise ToolError("--interval prints summaries: add --latency, --span, --count or --histogram")
+    pairs = [(start, done, None) for start, done in spans.conventional_pairs(probes)] if args.latency else []
+    if args.latency and not pairs and not args.span:
+        names = " ".join(sorted({f"{probe.provider}:{probe.name}" for probe in probes}))
+        raise ToolError(f"--latency: no probes named X__start and X__done (or __begin/__end, __entry/__return) "
+                        f"among {names}; name a pair with --span START,DONE")
+    pairs += [spans.parse_span(text, probes) for text in args.span]
+    made = [spans.make_span(number, start, done, key, probes) for number, (start, done, key)
+            in enumerate(dict.fromkeys(pairs))]
+    histograms = [spans.parse_histogram(len(made) + number, text, probes)
+                  for number, text in enumerate(dict.fromkeys(args.histogram))]
+    return trace_program.Measures(lines=not (aggregating or args.json or args.timeline),
+                                  records=bool(args.timeline or (args.json and not aggregating)),
+                                  count=args.count, spans=made, histograms=histograms, interval=args.interval)
+
+
+def _aggregates(measures: trace_program.Measures) -> List[summaries.Aggregate]:
+    made = [summaries.Aggregate(span.number, f"{span.name} ({span.matched_by})", "latency", span.number,
+                                {"span": span.name, "start": span.start, "done": span.done,
+                                 "matched": span.matched_by})
+            for span in measures.spans]
+    made += [summaries.Aggregate(histogram.number, f"{histogram.probe} {histogram.argument}", "histogram", None,
+                                 {"probe": histogram.probe, "argument": histogram.argument})
+             for histogram in measures.histograms]
+    return made
+
+
+def _names_by_number(traced) -> List[str]:
+    names = [""] * len(traced)
+    for probe in traced:
+        names[probe.number] = probe.name
+    return names
 
 
 def _file_modules(files: Sequence[str], every_library: bool) -> List[elf.Module]:

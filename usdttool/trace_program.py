@@ -9,10 +9,12 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from usdtgen import model, pipeline, render, types
+from usdtgen import bpftrace_view, model, pipeline, render, types
+from usdtgen.types import Kind
 from usdtgen.errors import GeneratorError, SourceLocation
 
-from . import bpftrace017, elf
+from . import bpftrace017, elf, hits, summaries
+from . import spans as spans_module
 from .errors import ToolError, warn
 
 # Names go into the bpftrace program: anything else in a binary's notes could rewrite it.
@@ -103,16 +105,17 @@ def _model_probe(probe: elf.Probe, module: str) -> model.Probe:
                        source_name=probe.source_name or "")
 
 
-def select(described, patterns: Sequence[str], what: str):
-    """The probes matching any of `patterns` (all without patterns), modules with none left out."""
+def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = ()):
+    """The probes matching any of `patterns` (all without patterns), and those named `also`
+    (`provider:probe`), modules with none left out."""
     full_patterns = {pattern: pattern if ":" in pattern else f"{pattern}:*" for pattern in patterns}
     matched = set()
 
     def chosen(probe: model.Probe) -> bool:
         name = f"{probe.provider}:{probe.name}"
-        hits = {pattern for pattern, full in full_patterns.items() if fnmatch.fnmatchcase(name, full)}
-        matched.update(hits)
-        return not patterns or bool(hits)
+        matching = {pattern for pattern, full in full_patterns.items() if fnmatch.fnmatchcase(name, full)}
+        matched.update(matching)
+        return not patterns or bool(matching) or name in also
 
     selected = [(module, [(probe, source) for probe, source in probes if chosen(probe)])
                 for module, probes in described]
@@ -126,11 +129,105 @@ def select(described, patterns: Sequence[str], what: str):
     return [(module, probes) for module, probes in selected if probes]
 
 
-def program(selected, predicate: str, ready_line: str, unread_marker: str) -> str:
-    """The program tracing `selected` (what select() returns), `predicate` on every probe
-    ("" for none), printing `ready_line` once every probe is attached, and a hit with a string
-    it read as "" on a line that starts with `unread_marker`."""
-    return render.render_trace_script(
-        [(AttachTarget(bpftrace017.attach_point_path(attach_path(module)), predicate, number),
-          [probe for probe, _ in probes]) for number, (module, probes) in enumerate(selected)],
-        ready_line, unread_marker)
+@dataclass(frozen=True)
+class ProbePlan:
+    """What the program does at one probe of one file, as trace.bt.j2 prints it."""
+    target: AttachTarget
+    traced: hits.TracedProbe
+    line: bool                                   # prints the hit's line
+    record: Optional[Tuple[str, str]]            # prints its record: (printf format, arguments)
+    starts: Tuple[Tuple[int, str], ...] = ()     # (span, key) it starts
+    dones: Tuple[Tuple[int, str], ...] = ()      # (span, key) it ends; a span's number is its aggregate's
+    histograms: Tuple[Tuple[int, str, bool], ...] = ()   # (aggregate, value, signed)
+
+    @property
+    def probe(self) -> model.Probe:
+        return self.traced.probe
+
+    @property
+    def holds_strings(self) -> bool:
+        return bool((self.line or self.record) and bpftrace_view.bpftrace_string_arguments(self.probe))
+
+
+@dataclass(frozen=True)
+class Plan:
+    probes: Tuple[ProbePlan, ...]
+    interval: Optional[int]                      # seconds between the maps' printings; None: at the end only
+    aggregates: Tuple[int, ...]                  # the aggregates' numbers
+
+    @property
+    def maps(self) -> Tuple[str, ...]:
+        """The maps the probes count in, but for @usdt_hits (bpftrace refuses to print a map
+        no probe writes)."""
+        written = []
+        if self.aggregates:
+            written += ["usdt_buckets", "usdt_min", "usdt_max"]
+        if any(signed for probe in self.probes for _, _, signed in probe.histograms):
+            written += ["usdt_negative_min", "usdt_negative_max"]
+        if any(probe.starts or probe.dones for probe in self.probes):
+            written += ["usdt_unmatched", "usdt_overlapping", "usdt_started"]
+        return tuple(written)
+
+    @property
+    def interval_maps(self) -> Tuple[str, ...]:
+        """The maps keyed by the interval too (min and max, which differences cannot give)."""
+        return tuple(name for name in self.maps if name.endswith(("_min", "_max")))
+
+
+@dataclass(frozen=True)
+class Measures:
+    """What usdt trace was asked for besides the probes' hits."""
+    lines: bool                                  # the hits' lines, as the generated scripts print them
+    records: bool                                # the hits' records (--json, --timeline)
+    count: bool                                  # --count: every probe is counted even if nothing else needs it
+    spans: Sequence[spans_module.Span] = ()
+    histograms: Sequence[spans_module.Histogram] = ()
+    interval: Optional[int] = None
+
+
+def plan(selected, predicate: str, measures: Measures) -> Plan:
+    """The program's plan for `selected` (what select() returns): each probe numbered in order."""
+    probe_plans = []
+    number = 0
+    for module_number, (module, probes) in enumerate(selected):
+        target = AttachTarget(bpftrace017.attach_point_path(attach_path(module)), predicate, module_number)
+        for probe, _ in probes:
+            name = f"{probe.provider}:{probe.name}"
+            traced = hits.TracedProbe(number, module_number, probe)
+            starts = tuple((span.number, _key(probe, span)) for span in measures.spans if span.start == name)
+            dones = tuple((span.number, _key(probe, span)) for span in measures.spans if span.done == name)
+            histograms = tuple(
+                (histogram.number, f"arg{spans_module.histogram_index(probe, histogram)}",
+                 probe.arguments[spans_module.histogram_index(probe, histogram)].type.signed)
+                for histogram in measures.histograms if histogram.probe == name)
+            if not (measures.lines or measures.records or measures.count or starts or dones or histograms):
+                continue
+            probe_plans.append(ProbePlan(target, traced, measures.lines,
+                                         _record(traced) if measures.records else None, starts, dones, histograms))
+            number += 1
+    aggregates = tuple(span.number for span in measures.spans) + tuple(h.number for h in measures.histograms)
+    return Plan(tuple(probe_plans), measures.interval, aggregates)
+
+
+def _key(probe: model.Probe, span: spans_module.Span) -> str:
+    index = spans_module.key_index(probe, span.key)
+    return "tid" if index is None else f"arg{index}"
+
+
+def _record(traced: hits.TracedProbe) -> Tuple[str, str]:
+    """The printf of the hit's record (hits.py): format and arguments."""
+    arguments = traced.probe.arguments[:bpftrace_view.BPFTRACE_ARGUMENTS_READ]
+    numbers = ["%lld" if argument.type.signed else "%llu" for argument in arguments]
+    strings = [argument for argument in arguments if argument.type.kind is Kind.STRING]
+    separator, end = "\\037", "\\036\\n"
+    text_format = " ".join([f"{hits.RECORD_START}{traced.number} %llu %d %d 0x%lx", *numbers]) \
+        + "".join([separator + "%s"] * (1 + len(strings))) + end
+    values = ["nsecs", "pid", "tid", 'reg("ip")', *(f"arg{argument.index}" for argument in arguments), "comm",
+              *(bpftrace_view.bpftrace_string_variable(argument) for argument in strings)]
+    return text_format, ", ".join(values)
+
+
+def program(plan: Plan, ready_line: str, unread_marker: str) -> str:
+    """The program of `plan`, printing `ready_line` once every probe is attached, and a hit line
+    with a string it read as "" on a line that starts with `unread_marker`."""
+    return render.render_trace_script(plan, ready_line, unread_marker, summaries.MAPS_START, summaries.MAPS_END)

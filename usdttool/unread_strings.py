@@ -31,6 +31,8 @@ MARKER = "usdt-trace-unread"
 # After MARKER and a space: MODULE 0xIP 0xPOINTER... LINE
 _MARKED_LINE = re.compile(r"(\d+) 0x([0-9a-f]+)((?: 0x[0-9a-f]+)*) (.*)", re.DOTALL)
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+# A string in memory the process cannot read, or that runs into it.
+_UNREADABLE = object()
 
 
 def _string_size() -> int:
@@ -79,13 +81,29 @@ class UnreadStrings:
             end = stop
         return "".join(pieces) + hit_line[end:]
 
+    def read(self, pid: int, module_number: int, probe_name: str, ip: int, pointer: int) -> Optional[str]:
+        """The text of a string argument bpftrace read as "" (for a hit's record, hits.py):
+        None where no readable memory holds it, "" where what bpftrace read stands."""
+        if module_number >= len(self._modules) or probe_name not in self._modules[module_number][1]:
+            return ""
+        module, probes = self._modules[module_number]
+        value = self._value(pid, module, probes[probe_name][1], ip, pointer)
+        if value is _UNREADABLE:
+            return None
+        return "" if value is None else value.decode(self._encoding, "backslashreplace")
+
     def _string(self, pid: int, module: elf.Module, sites: elf.Probe, ip: int, pointer: int) -> str:
         """The string at `pointer` as the line prints it."""
+        value = self._value(pid, module, sites, ip, pointer)
+        if value is _UNREADABLE:
+            return f"<unreadable:0x{pointer:x}>"
+        return '""' if value is None else self._quoted(value)
+
+    def _value(self, pid: int, module: elf.Module, sites: elf.Probe, ip: int, pointer: int):
+        """The string's bytes, _UNREADABLE, or None when what bpftrace read stands."""
         in_process = self._read_process(pid, pointer)    # first: this maps its pages for later hits
         in_file = self._read_file(module, sites, ip, pointer)
-        if in_file is not None:
-            return self._quoted(in_file)
-        return in_process or '""'
+        return in_file if in_file is not None else in_process
 
     def _read_file(self, module: elf.Module, sites: elf.Probe, ip: int, pointer: int) -> Optional[bytes]:
         """The string from the probed file when `pointer` is in one of its read-only segments."""
@@ -106,15 +124,15 @@ class UnreadStrings:
             return None
         return self._terminated(data)
 
-    def _read_process(self, pid: int, pointer: int) -> Optional[str]:
-        """`"TEXT"` from a read-only mapping of the running process, `<unreadable:0x...>` where
-        it maps no readable memory, None when it cannot tell (writable memory, no process)."""
+    def _read_process(self, pid: int, pointer: int):
+        """The string's bytes from a read-only mapping of the running process, _UNREADABLE
+        where it maps no readable memory, None when it cannot tell (writable memory, no process)."""
         mapping = _mapping(pid, pointer)
         if mapping is None:
             return None
         end, permissions = mapping
         if not permissions.startswith("r"):
-            return f"<unreadable:0x{pointer:x}>"
+            return _UNREADABLE
         try:
             descriptor = os.open(f"/proc/{pid}/mem", os.O_RDONLY)
         except OSError:
@@ -128,7 +146,7 @@ class UnreadStrings:
         if "w" in permissions:
             return None   # read all the same: that mapped the pages, for later hits
         text = self._terminated(data)
-        return f"<unreadable:0x{pointer:x}>" if text is None else self._quoted(text)
+        return _UNREADABLE if text is None else text
 
     def _terminated(self, data: bytes) -> Optional[bytes]:
         """The string `data` starts with, cut as bpftrace cuts it; None when `data` ends before

@@ -1,0 +1,150 @@
+"""Everything usdt trace does with bpftrace's lines once it has attached: the hits' lines as
+they come (text), their records as JSON Lines or into the timeline, the maps as summaries,
+and an account of the hits lost on the way.
+
+bpftrace hands each hit's line or record to user space through a per-CPU buffer; when usdt
+reads slower than the probes fire, the kernel drops what does not fit and bpftrace says
+`Lost N events`. Those lines never reach the output: usdt warns on stderr while it happens,
+and at the end compares what each probe counted in the kernel (@usdt_hits) with what came,
+and names the probes whose hits were lost.
+"""
+
+import re
+import sys
+import time
+from typing import Dict, List, Optional, Sequence
+
+from . import hits, summaries, unread_strings
+from .timeline import Timeline
+
+# bpftrace's line when the kernel dropped events (0.17 and later).
+_LOST_LINE = re.compile(r"Lost (\d+) events")
+# How often, at most, usdt warns while hits are being lost.
+_WARNING_INTERVAL = 1.0
+
+
+class Output:
+    """Receives bpftrace's lines: `read` in the thread reading them, as soon as they come (a
+    string may have to be read from the process before it changes), `emit` in the main thread
+    once attached, `finish` at the end."""
+
+    def __init__(self, probes: Sequence[hits.TracedProbe], unread: unread_strings.UnreadStrings,
+                 lines: bool, json_hits: bool, summary: Optional[summaries.Summaries],
+                 timeline: Optional[Timeline]):
+        self.probes = probes
+        self.unread = unread
+        self.lines = lines
+        self.json_hits = json_hits
+        self.summary = summary
+        self.timeline = timeline
+        self.records = hits.RecordReader(probes, unread.read) if (json_hits or timeline) else None
+        self.maps = summaries.MapReader()
+        self.received: Dict[str, int] = {}
+        self.counted: Optional[Dict[int, int]] = None
+        self.lost_reported = 0
+        self.lost_since_warning = 0
+        self.last_warning_at = float("-inf")
+
+    def attached(self, at: int) -> None:
+        """bpftrace attached every probe at `at` (nsecs): earlier hits are left out."""
+        if self.summary is not None:
+            self.summary.start(at)
+        if self.timeline is not None:
+            self.timeline.set_origin(at)
+
+    def read(self, line: str) -> object:
+        """What the main thread gets for `line`: a hit for a record's last line, None for its
+        others, else the line (a marked one rewritten)."""
+        if self.records is not None:
+            taken, hit = self.records.feed(line)
+            if taken:
+                return hit
+        return self.unread.rewrite(line)
+
+    def emit(self, item: object, attached_at: Optional[int]) -> None:
+        if item is None:
+            return
+        if isinstance(item, hits.Hit):
+            self._count(item.probe.name)
+            if attached_at is not None and item.time < attached_at:
+                return
+            if self.json_hits:
+                _write(hits.json_line(item))
+            if self.timeline is not None:
+                self.timeline.add(item)
+            return
+        line = item
+        taken, snapshot = self.maps.feed(line)
+        if taken:
+            if snapshot is not None:
+                self._take(snapshot)
+            return
+        lost = _LOST_LINE.fullmatch(line.strip())
+        if lost:
+            self._lost(int(lost[1]))
+            return
+        if not line.strip():
+            return     # the empty maps bpftrace prints as it exits
+        words = line.split(maxsplit=4)
+        is_hit = len(words) >= 4 and words[0].isdigit() and words[1].startswith("pid=")
+        if is_hit:
+            self._count(words[3])
+            if attached_at is not None and int(words[0]) < attached_at:
+                return
+        if self.lines or not is_hit:
+            _write(line)
+
+    def _count(self, probe: str) -> None:
+        self.received[probe] = self.received.get(probe, 0) + 1
+
+    def _lost(self, count: int) -> None:
+        self.lost_reported += count
+        self.lost_since_warning += count
+        now = time.monotonic()
+        if now - self.last_warning_at >= _WARNING_INTERVAL:
+            _warn(f"{self.lost_since_warning} hits lost: they fired faster than usdt could print them "
+                  f"(the count per probe comes at the end)")
+            self.lost_since_warning = 0
+            self.last_warning_at = now
+
+    def _take(self, snapshot: summaries.Snapshot) -> None:
+        if snapshot.final:
+            self.counted = {key[0]: count for key, count in snapshot.maps.get("usdt_hits", {}).items()}
+        if self.summary is not None:
+            self.summary.take(snapshot)
+
+    def finish(self) -> None:
+        """The timeline written, and the account of lost hits on stderr: `usdt: lost N of M
+        hits: PROBE COUNT, ...` when hits were lost (scripts may look for it)."""
+        if self.timeline is not None:
+            self.timeline.close()
+        if not (self.lines or self.json_hits or self.timeline):
+            return      # nothing was to come but the maps
+        if self.counted is None:
+            if self.lost_reported:
+                _warn(f"lost {self.lost_reported} hits (bpftrace ended before saying which probes')")
+            return
+        fired: Dict[str, int] = {}
+        for probe in self.probes:
+            fired[probe.name] = fired.get(probe.name, 0) + self.counted.get(probe.number, 0)
+        lost = {name: count - self.received.get(name, 0) for name, count in fired.items()
+                if count > self.received.get(name, 0)}
+        if lost:
+            details = ", ".join(f"{name} {count}" for name, count in sorted(lost.items(), key=lambda item: -item[1]))
+            sys.stderr.write(f"usdt: lost {sum(lost.values())} of {sum(fired.values())} hits: {details}\n")
+            sys.stderr.flush()
+
+
+def _write(text: str) -> None:
+    # As it comes, line by line, into a pipe too (`usdt trace ... | grep`).
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"usdt: warning: {message}\n")
+    sys.stderr.flush()
+
+
+def probe_names(probes: Sequence[hits.TracedProbe]) -> List[str]:
+    return [probe.name for probe in probes]

@@ -1,0 +1,234 @@
+"""What `usdt trace --latency/--span/--count/--histogram` prints: the BPF maps the program
+counts in, read as bpftrace prints them, turned into per-interval and whole-trace summaries.
+
+The program never clears a count (a clear would race with the hits counted meanwhile): it
+prints its cumulative maps every interval and at the end, between two marker lines, and the
+counts of an interval are the differences. Only min and max, which differences cannot give,
+are kept per interval (the map's key holds the interval's number, `epoch`).
+"""
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from . import distribution
+from .distribution import Distribution
+
+MAPS_START = "usdt-maps"
+MAPS_END = "usdt-maps-end"
+# `@name[1, 2]: 3` or `@name: 3`, as bpftrace prints a map of integers.
+_MAP_LINE = re.compile(r"@(\w+)(?:\[([-\d, ]*)\])?: (-?\d+)")
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """One distribution the program counts: a span's latency or a numeric argument's values."""
+    number: int
+    title: str            # `kvserver:request (by id)`, `kvserver:request__done latency_ns`
+    kind: str             # "latency" (values in ns) or "histogram"
+    span: Optional[int]   # the span's number for a latency
+    describe: Dict[str, object]   # what the JSON object says it is
+
+
+@dataclass
+class Snapshot:
+    """One printing of the maps: when (nsecs) and each map's entries by key."""
+    time: int
+    epoch: int                               # the interval's number
+    final: bool                              # printed at the end (the last interval, unfinished)
+    maps: Dict[str, Dict[Tuple[int, ...], int]] = field(default_factory=dict)
+
+
+class MapReader:
+    """Collects the lines between the marker lines into snapshots."""
+
+    def __init__(self):
+        self.current: Optional[Snapshot] = None
+
+    def feed(self, line: str) -> Tuple[bool, Optional[Snapshot]]:
+        """(whether the line was part of a snapshot, the snapshot it finished if any)."""
+        text = line.rstrip("\n")
+        if self.current is None:
+            words = text.split()
+            if words[:1] == [MAPS_START] and len(words) in (3, 4) and words[1].isdigit() and words[2].isdigit():
+                self.current = Snapshot(int(words[1]), int(words[2]), words[3:] == ["final"])
+                return True, None
+            return False, None
+        if text == MAPS_END:
+            finished, self.current = self.current, None
+            return True, finished
+        entry = _MAP_LINE.fullmatch(text.strip())
+        if entry:
+            key = tuple(int(part) for part in entry[2].split(",")) if entry[2] else ()
+            self.current.maps.setdefault(entry[1], {})[key] = int(entry[3])
+        return True, None
+
+
+@dataclass
+class _Totals:
+    """What has been counted so far (cumulative), as the last snapshot said."""
+    hits: Dict[int, int] = field(default_factory=dict)
+    buckets: Dict[int, Distribution] = field(default_factory=dict)
+    unmatched: Dict[int, int] = field(default_factory=dict)
+    overlapping: Dict[int, int] = field(default_factory=dict)
+
+
+class Summaries:
+    """Prints the summaries from the snapshots: per interval when asked, and for the whole trace."""
+
+    def __init__(self, aggregates: Sequence[Aggregate], probe_names: Sequence[str], count_hits: bool,
+                 as_json: bool, write):
+        self.aggregates = aggregates
+        self.probe_names = probe_names         # by probe number
+        self.count_hits = count_hits
+        self.as_json = as_json
+        self.write = write
+        self.started_at: Optional[int] = None
+        self.last_time: Optional[int] = None
+        self.previous = _Totals()
+        self.extremes: Dict[int, Distribution] = {}   # whole-trace min and max per aggregate
+        self.in_flight: Dict[int, int] = {}
+        self.intervals = 0
+        self.final_hits: Dict[int, int] = {}
+
+    def start(self, attached_at: int) -> None:
+        self.started_at = self.last_time = attached_at
+
+    def take(self, snapshot: Snapshot) -> None:
+        totals = _totals(snapshot, self.aggregates)
+        for aggregate in self.aggregates:
+            extremes = _extremes(snapshot, aggregate.number, snapshot.epoch)
+            self.extremes.setdefault(aggregate.number, Distribution()).add(extremes)
+        start = self.last_time if self.last_time is not None else snapshot.time
+        if snapshot.final:
+            self.final_hits = totals.hits
+            self.in_flight = {}
+            for key in snapshot.maps.get("usdt_started", {}):
+                self.in_flight[key[0]] = self.in_flight.get(key[0], 0) + 1
+            if self.intervals:
+                self._print("interval", start, snapshot.time, snapshot, totals, self.previous)
+            whole_start = self.started_at if self.started_at is not None else start
+            self._print("total", whole_start, snapshot.time, snapshot, totals, _Totals(), whole=True)
+        else:
+            self.intervals += 1
+            self._print("interval", start, snapshot.time, snapshot, totals, self.previous)
+        self.previous = totals
+        self.last_time = snapshot.time
+
+    def _print(self, what: str, start: int, end: int, snapshot: Snapshot, totals: _Totals, earlier: _Totals,
+               whole: bool = False) -> None:
+        seconds = max(end - start, 1) / 1e9
+        since = (start - self.started_at) / 1e9 if self.started_at is not None else 0.0
+        until = (end - self.started_at) / 1e9 if self.started_at is not None else seconds
+        blocks = []
+        if self.count_hits:
+            counts = {number: count - earlier.hits.get(number, 0) for number, count in totals.hits.items()}
+            blocks.append(self._counts(counts, seconds, what, since, until))
+        for aggregate in self.aggregates:
+            values = totals.buckets.get(aggregate.number, Distribution()).minus(
+                earlier.buckets.get(aggregate.number, Distribution()))
+            extremes = self.extremes.get(aggregate.number) if whole else \
+                _extremes(snapshot, aggregate.number, snapshot.epoch)
+            if extremes is not None:
+                values.minimum, values.maximum = extremes.minimum, extremes.maximum
+            problems = {}
+            if aggregate.span is not None:
+                problems = {
+                    "unmatched_done": totals.unmatched.get(aggregate.span, 0) - earlier.unmatched.get(aggregate.span, 0),
+                    "overlapping_start": totals.overlapping.get(aggregate.span, 0)
+                    - earlier.overlapping.get(aggregate.span, 0)}
+                if whole:
+                    problems["in_flight"] = self.in_flight.get(aggregate.span, 0)
+            blocks.append(self._distribution(aggregate, values, seconds, problems, what, since, until))
+        if self.as_json:
+            for block in blocks:
+                self.write(json.dumps(block, separators=(",", ":")) + "\n")
+        else:
+            heading = (f"usdt: {since:.1f} s to {until:.1f} s" if not whole
+                       else f"usdt: the whole trace, {seconds:.1f} s")
+            self.write("\n".join([heading, *blocks]) + "\n\n")
+
+    def _counts(self, counts: Dict[int, int], seconds: float, what: str, since: float, until: float):
+        by_name: Dict[str, int] = {}
+        for number, count in counts.items():
+            name = self.probe_names[number]
+            by_name[name] = by_name.get(name, 0) + count
+        ordered = sorted(by_name.items(), key=lambda item: (-item[1], item[0]))
+        if self.as_json:
+            return {"type": "counts", "period": what, "from_s": round(since, 6), "to_s": round(until, 6),
+                    "hits": dict(ordered)}
+        lines = [f"  {'hits':>10} {'per s':>10}  probe"]
+        lines += [f"  {count:>10} {count / seconds:>10.1f}  {name}" for name, count in ordered]
+        if not ordered:
+            lines.append("  (no hits)")
+        return "\n".join(lines)
+
+    def _distribution(self, aggregate: Aggregate, values: Distribution, seconds: float,
+                      problems: Dict[str, int], what: str, since: float, until: float):
+        count = values.count
+        statistics = {"count": count, "per_s": round(count / seconds, 3), "min": values.minimum,
+                      **{f"p{percent}": values.percentile(percent) for percent in distribution.PERCENTILES},
+                      "max": values.maximum}
+        histogram = values.log2_histogram()
+        if self.as_json:
+            return {"type": aggregate.kind, **aggregate.describe, "period": what, "from_s": round(since, 6),
+                    "to_s": round(until, 6), **statistics, **problems,
+                    "log2_histogram": [{"low": low, "high": high, "count": count} for low, high, count in histogram]}
+        unit = _duration if aggregate.kind == "latency" else str
+        lines = [f"  {aggregate.title}: {count} in {seconds:.1f} s ({count / seconds:.1f}/s)"]
+        if count:
+            lines.append("    " + "  ".join(f"{name} {unit(statistics[name])}"
+                                             for name in ("min", "p50", "p90", "p99", "max")))
+        if any(problems.values()):
+            lines.append("    " + ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in problems.items()))
+        lines += _histogram_lines(histogram, unit)
+        return "\n".join(lines)
+
+
+def _totals(snapshot: Snapshot, aggregates: Sequence[Aggregate]) -> _Totals:
+    totals = _Totals()
+    totals.hits = {key[0]: count for key, count in snapshot.maps.get("usdt_hits", {}).items()}
+    for aggregate in aggregates:
+        totals.buckets[aggregate.number] = distribution.from_map_entries(
+            (key[1], count) for key, count in snapshot.maps.get("usdt_buckets", {}).items()
+            if key[0] == aggregate.number)
+    totals.unmatched = {key[0]: count for key, count in snapshot.maps.get("usdt_unmatched", {}).items()}
+    totals.overlapping = {key[0]: count for key, count in snapshot.maps.get("usdt_overlapping", {}).items()}
+    return totals
+
+
+def _extremes(snapshot: Snapshot, number: int, epoch: int) -> Distribution:
+    """Min and max of aggregate `number` in interval `epoch`. bpftrace's max() of negative
+    values alone is 0, so the program keeps negative values apart, as the min and max of
+    their magnitudes."""
+    def entry(name: str) -> Optional[int]:
+        return snapshot.maps.get(name, {}).get((number, epoch))
+    values = Distribution()
+    negative_min, negative_max = entry("usdt_negative_min"), entry("usdt_negative_max")
+    values.minimum = -negative_min if negative_min is not None else entry("usdt_min")
+    values.maximum = entry("usdt_max")
+    if values.maximum is None and negative_max is not None:
+        values.maximum = -negative_max
+    return values
+
+
+def _duration(nanoseconds: Optional[int]) -> str:
+    if nanoseconds is None:
+        return "-"
+    for unit, size in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(nanoseconds) >= size:
+            return f"{nanoseconds / size:.3g}{unit}"
+    return f"{nanoseconds}ns"
+
+
+def _histogram_lines(histogram: List[Tuple[int, int, int]], unit) -> List[str]:
+    """As bpftrace prints a hist(): `[low, high]  count |@@@@   |`, 40 columns at most."""
+    if not histogram:
+        return []
+    largest = max(count for _, _, count in histogram)
+    ranges = [f"[{unit(low)}]" if low == high else f"[{unit(low)}, {unit(high + 1)})" for low, high, _ in histogram]
+    width = max(len(text) for text in ranges)
+    counts = max(len(str(count)) for _, _, count in histogram)
+    return [f"    {text:<{width}} {count:>{counts}} |{'@' * round(40 * count / largest):<40}|"
+            for text, (_, _, count) in zip(ranges, histogram)]

@@ -1,0 +1,134 @@
+"""`usdt trace --timeline FILE`: the hits as a Chrome JSON trace-event file, which
+ui.perfetto.dev (and chrome://tracing, speedscope) opens.
+
+Each hit is an instant event on its thread, with its arguments by name; each span (spans.py)
+a slice: a complete event ("X") on its thread where it is matched per thread, else an async
+pair ("b"/"e", id "PID:KEY"), which may overlap others and end on another thread. Processes
+and threads get their names. Times are microseconds since usdt attached (the file's
+otherData gives that moment's CLOCK_MONOTONIC), which keeps nanoseconds exact in a double.
+
+The events are written as they come, into a file beside FILE that replaces it at the end:
+a trace cut short leaves no half-written FILE.
+"""
+
+import json
+import os
+import sys
+import tempfile
+from typing import Dict, Optional, Sequence, Tuple
+
+from usdtgen import model
+
+from . import hits
+from .spans import Span, key_index
+
+
+class Timeline:
+    def __init__(self, path: str, spans: Sequence[Span], probes: Sequence[model.Probe]):
+        self.path = path
+        self.spans = spans
+        by_name = {f"{probe.provider}:{probe.name}": probe for probe in probes}
+        # probe name -> [(span, is_start, key index or None)]
+        self.roles: Dict[str, list] = {}
+        for span in spans:
+            for name, is_start in ((span.start, True), (span.done, False)):
+                self.roles.setdefault(name, []).append((span, is_start, key_index(by_name[name], span.key)))
+        self.open: Dict[Tuple[int, int, int], hits.Hit] = {}
+        self.problems = {span.number: {"overlapping_start": 0, "unmatched_done": 0} for span in spans}
+        self.slices = {span.number: 0 for span in spans}
+        self.origin: Optional[int] = None
+        self.process_names: Dict[int, str] = {}
+        self.thread_names: Dict[Tuple[int, int], str] = {}
+        self.hits = 0
+        directory = os.path.dirname(os.path.abspath(path))
+        descriptor, self.partial = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=directory)
+        self.file = os.fdopen(descriptor, "w", encoding="utf-8")
+        self.file.write('{"traceEvents":[\n')
+        self.first = True
+
+    def set_origin(self, attached_at: int) -> None:
+        self.origin = attached_at
+
+    def add(self, hit: hits.Hit) -> None:
+        if self.origin is None:
+            self.origin = hit.time
+        self.hits += 1
+        self._name(hit)
+        arguments = hits.arguments_object(hit)
+        self._event({"ph": "i", "s": "t", "name": hit.probe.name, "cat": "usdt", "ts": self._ts(hit.time),
+                     "pid": hit.pid, "tid": hit.tid, "args": arguments})
+        for span, is_start, index in self.roles.get(hit.probe.name, ()):
+            key = hit.tid if index is None else hit.values[index]
+            slot = (span.number, hit.pid, key)
+            if is_start:
+                if slot in self.open:
+                    self.problems[span.number]["overlapping_start"] += 1
+                self.open[slot] = hit
+                continue
+            start = self.open.pop(slot, None)
+            if start is None:
+                self.problems[span.number]["unmatched_done"] += 1
+                continue
+            self.slices[span.number] += 1
+            self._slice(span, start, hit, key)
+
+    def _slice(self, span: Span, start: hits.Hit, done: hits.Hit, key: int) -> None:
+        arguments = {"start": hits.arguments_object(start), "done": hits.arguments_object(done)}
+        if span.key is None:
+            self._event({"ph": "X", "name": span.name, "cat": "usdt", "ts": self._ts(start.time),
+                         "dur": (done.time - start.time) / 1000, "pid": start.pid, "tid": start.tid,
+                         "args": arguments})
+            return
+        common = {"name": span.name, "cat": "usdt", "id": f"{start.pid}:{key}", "pid": start.pid}
+        self._event({"ph": "b", **common, "ts": self._ts(start.time), "tid": start.tid,
+                     "args": {f"{span.key}": hits.json_value_of(start, span.key)}})
+        self._event({"ph": "e", **common, "ts": self._ts(done.time), "tid": done.tid, "args": arguments})
+
+    def _ts(self, time: int) -> float:
+        return (time - self.origin) / 1000
+
+    def _name(self, hit: hits.Hit) -> None:
+        if hit.pid not in self.process_names:
+            self.process_names[hit.pid] = _process_name(hit.pid) or (hit.process if hit.pid == hit.tid else None) \
+                or hit.process or str(hit.pid)
+        self.thread_names.setdefault((hit.pid, hit.tid), hit.process or str(hit.tid))
+
+    def _event(self, event: dict) -> None:
+        self.file.write(("" if self.first else ",\n") + json.dumps(event, ensure_ascii=False, separators=(",", ":")))
+        self.first = False
+
+    def close(self) -> None:
+        for pid, name in self.process_names.items():
+            self._event({"ph": "M", "name": "process_name", "pid": pid, "tid": pid, "args": {"name": name}})
+        for (pid, tid), name in self.thread_names.items():
+            self._event({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}})
+        in_flight: Dict[int, int] = {}
+        for span_number, _, _ in self.open:
+            in_flight[span_number] = in_flight.get(span_number, 0) + 1
+        other = {"tool": "usdt trace", "monotonic_ns_at_zero": self.origin,
+                 "spans": {span.name: {"start": span.start, "done": span.done, "matched": span.matched_by,
+                                       "slices": self.slices[span.number], **self.problems[span.number],
+                                       "in_flight": in_flight.get(span.number, 0)} for span in self.spans}}
+        self.file.write('\n],"displayTimeUnit":"ns","otherData":' + json.dumps(other, separators=(",", ":")) + "}\n")
+        self.file.close()
+        os.replace(self.partial, self.path)
+        slices = sum(self.slices.values())
+        sys.stderr.write(f"usdt: wrote {_plural(self.hits, 'hit')}{f' and {_plural(slices, 'span')}' if self.spans else ''} to "
+                         f"{self.path}: open it in https://ui.perfetto.dev\n")
+
+    def abandon(self) -> None:
+        """Removes the partial file (usdt failed before the trace was complete)."""
+        self.file.close()
+        os.unlink(self.partial)
+
+
+def _process_name(pid: int) -> Optional[str]:
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="backslashreplace") as comm:
+            return comm.read().rstrip("\n")
+    except OSError:
+        return None
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
