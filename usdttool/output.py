@@ -83,8 +83,8 @@ class Output:
         if lost:
             self._lost(int(lost[1]))
             return
-        if not line.strip():
-            return     # the empty maps bpftrace prints as it exits
+        if not line.strip() or line.startswith("@usdt_"):
+            return     # the maps bpftrace prints as it exits, emptied or not
         words = line.split(maxsplit=4)
         is_hit = len(words) >= 4 and words[0].isdigit() and words[1].startswith("pid=")
         if is_hit:

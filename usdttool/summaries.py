@@ -175,7 +175,7 @@ class Summaries:
             return {"type": aggregate.kind, **aggregate.describe, "period": what, "from_s": round(since, 6),
                     "to_s": round(until, 6), **statistics, **problems,
                     "log2_histogram": [{"low": low, "high": high, "count": count} for low, high, count in histogram]}
-        unit = _duration if aggregate.kind == "latency" else str
+        unit = _duration if aggregate.kind == "latency" else _quantity
         lines = [f"  {aggregate.title}: {count} in {seconds:.1f} s ({count / seconds:.1f}/s)"]
         if count:
             lines.append("    " + "  ".join(f"{name} {unit(statistics[name])}"
@@ -220,6 +220,17 @@ def _duration(nanoseconds: Optional[int]) -> str:
         if abs(nanoseconds) >= size:
             return f"{nanoseconds / size:.3g}{unit}"
     return f"{nanoseconds}ns"
+
+
+def _quantity(value: Optional[int]) -> str:
+    """As bpftrace's hist() prints a bound: 1024 is 1K, 2^40 is 1T."""
+    if value is None:
+        return "-"
+    for suffix, size in (("E", 1 << 60), ("P", 1 << 50), ("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20),
+                         ("K", 1 << 10)):
+        if abs(value) >= size and value % size == 0:
+            return f"{value // size}{suffix}"
+    return str(value)
 
 
 def _histogram_lines(histogram: List[Tuple[int, int, int]], unit) -> List[str]:

@@ -113,7 +113,8 @@ class Timeline:
         self.file.close()
         os.replace(self.partial, self.path)
         slices = sum(self.slices.values())
-        sys.stderr.write(f"usdt: wrote {_plural(self.hits, 'hit')}{f' and {_plural(slices, 'span')}' if self.spans else ''} to "
+        spans = f" and {_plural(slices, 'span')}" if self.spans else ""
+        sys.stderr.write(f"usdt: wrote {_plural(self.hits, 'hit')}{spans} to "
                          f"{self.path}: open it in https://ui.perfetto.dev\n")
 
     def abandon(self) -> None:

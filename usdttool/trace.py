@@ -121,7 +121,7 @@ def run(args) -> int:
                                       args.json, sys.stdout.write)
     timeline = Timeline(args.timeline, measures.spans, every_probe) if args.timeline else None
     output = Output(traced, unread_strings.UnreadStrings(selected), lines=measures.lines,
-                    json_hits=measures.records and args.json, summary=summary, timeline=timeline)
+                    json_hits=args.json and summary is None, summary=summary, timeline=timeline)
     completed = False
     try:
         status = supervisor.trace(bpftrace, program, args.pid, by_pid, command, announcement, output)

@@ -1,0 +1,102 @@
+/*
+ * Spans whose durations the tests know, because this program measures them itself (the same
+ * clock as BPF's nsecs, CLOCK_MONOTONIC) and prints them, one line per span:
+ *   request ID NANOSECONDS   spans:request__start(id) ... request__done(id), started on the
+ *                            main thread and done on a worker; ids 1-4 overlap
+ *   step TID NANOSECONDS     spans:step__start ... step__done on each of two threads
+ * and what no pairing may count as a span: a done without a start (id 99), a start restarted
+ * (id 5: counted once, from its second start), a start never done (id 6). spans:value fires
+ * with -5, -1, 0, 3, 1000 and 2^40. With `--flood N`, it only fires spans:flood N times, as
+ * fast as it can, and prints N.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "spans.h"
+
+static uint64_t now(void) {
+    struct timespec time;
+    clock_gettime(CLOCK_MONOTONIC, &time);
+    return (uint64_t)time.tv_sec * 1000000000u + (uint64_t)time.tv_nsec;
+}
+
+static void sleep_us(long microseconds) {
+    struct timespec time = {microseconds / 1000000, (microseconds % 1000000) * 1000};
+    nanosleep(&time, NULL);
+}
+
+static uint64_t started[8];
+static pthread_mutex_t output = PTHREAD_MUTEX_INITIALIZER;
+
+static void *finish_requests(void *unused) {
+    (void)unused;
+    /* Done in reverse order, 2.5 ms apart: request 4 is the shortest. */
+    for (uint64_t id = 4; id >= 1; --id) {
+        sleep_us(2500);
+        SPANS_REQUEST_DONE(id, 200);
+        uint64_t took = now() - started[id];
+        pthread_mutex_lock(&output);
+        printf("request %llu %llu\n", (unsigned long long)id, (unsigned long long)took);
+        pthread_mutex_unlock(&output);
+    }
+    return NULL;
+}
+
+static void *steps(void *unused) {
+    (void)unused;
+    for (int round = 1; round <= 3; ++round) {
+        uint64_t start = now();
+        SPANS_STEP_START(round);
+        sleep_us(1000L * round);
+        SPANS_STEP_DONE(round);
+        uint64_t took = now() - start;
+        pthread_mutex_lock(&output);
+        printf("step %d %llu\n", round, (unsigned long long)took);
+        pthread_mutex_unlock(&output);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    char get[] = "GET";
+    if (argc == 3 && strcmp(argv[1], "--flood") == 0) {
+        uint64_t count = strtoull(argv[2], NULL, 10);
+        for (uint64_t n = 0; n < count; ++n) {
+            SPANS_FLOOD(n);
+        }
+        printf("%llu\n", (unsigned long long)count);
+        return 0;
+    }
+    pthread_t finisher, stepper[2];
+    for (uint64_t id = 1; id <= 4; ++id) {
+        started[id] = now();
+        SPANS_REQUEST_START(id, get);
+    }
+    pthread_create(&finisher, NULL, finish_requests, NULL);
+    for (int thread = 0; thread < 2; ++thread) {
+        pthread_create(&stepper[thread], NULL, steps, NULL);
+    }
+    pthread_join(finisher, NULL);
+    for (int thread = 0; thread < 2; ++thread) {
+        pthread_join(stepper[thread], NULL);
+    }
+    SPANS_REQUEST_DONE(99, 404);
+    SPANS_REQUEST_START(5, get);
+    sleep_us(500);
+    started[5] = now();
+    SPANS_REQUEST_START(5, get);
+    sleep_us(2000);
+    SPANS_REQUEST_DONE(5, 200);
+    printf("request 5 %llu\n", (unsigned long long)(now() - started[5]));
+    SPANS_REQUEST_START(6, get);
+    static const int64_t values[] = {-5, -1, 0, 3, 1000, (int64_t)1 << 40};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
+        SPANS_VALUE(values[i]);
+    }
+    return 0;
+}

@@ -1,0 +1,293 @@
+"""`usdt trace`'s answers beyond the hit lines, on programs/spans.c, whose spans' durations the
+program measures itself: summaries counted in BPF maps (--latency, --span, --count,
+--histogram, per --interval), hits as JSON Lines (--json), the timeline file (--timeline),
+and the account of lost hits. The bucket arithmetic, the record and map parsers and the
+option errors need no root (UnitTest, OptionTest); the rest traces (LiveTest).
+
+What the program fires is written here from its source, not taken from a tracer.
+"""
+
+import json
+import os
+import re
+import subprocess
+import unittest
+from pathlib import Path
+from typing import Dict, Optional
+
+import launcher
+import usdt_testing
+from usdt_testing import require_tracer
+
+from usdttool import distribution, hits, summaries
+from usdtgen import model, types
+from usdtgen.errors import SourceLocation
+
+OPTIONS = None
+PROGRAMS: Dict[str, str] = {}
+PROGRAM_NAMES = ("spans", "sdt_only")
+TRACE_TIMEOUT = 120
+
+# programs/spans.c: what it fires.
+COUNTS = {"spans:request__start": 7, "spans:request__done": 6, "spans:step__start": 6, "spans:step__done": 6,
+          "spans:value": 6}
+VALUES = [-5, -1, 0, 3, 1000, 1 << 40]
+# A span measured in BPF lies between the probes, the program's own measurement around them.
+SLACK = 0.2
+
+
+def usdt(*arguments, environment: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*launcher.direct(OPTIONS.usdt), *map(str, arguments)], capture_output=True, text=True,
+                          check=False, timeout=TRACE_TIMEOUT, env=dict(os.environ, **(environment or {})))
+
+
+def split_output(stdout: str):
+    """(JSON objects usdt printed, the program's own lines: {kind: [(name, ns)]})."""
+    objects, measured = [], {}
+    for line in stdout.splitlines():
+        if line.startswith("{"):
+            objects.append(json.loads(line))
+        elif re.fullmatch(r"(request|step) \d+ \d+", line):
+            kind, name, took = line.split()
+            measured.setdefault(kind, []).append((int(name), int(took)))
+    return objects, measured
+
+
+def within(test: unittest.TestCase, in_bpf: float, by_program: float, what: str) -> None:
+    """A duration measured between the probes is at most the program's, and not much less."""
+    test.assertLessEqual(in_bpf, by_program, what)
+    test.assertGreaterEqual(in_bpf, by_program * (1 - SLACK) - 200_000, what)
+
+
+class UnitTest(unittest.TestCase):
+    def test_buckets_hold_their_values(self):
+        values = [*range(0, 70), *(1 << bits for bits in range(64)), *((1 << bits) - 1 for bits in range(1, 64)),
+                  1000, 123456789, 2 ** 63 - 1]
+        for value in values + [-value for value in values if value]:
+            low, high = distribution.bucket_range(distribution.bucket(value))
+            self.assertTrue(low <= value <= high, (value, low, high))
+            self.assertLessEqual(high - low, max(abs(value) // 8, 0), value)
+
+    def test_percentiles_within_their_bucket(self):
+        values = list(range(1000, 101000, 1000))
+        counted = distribution.from_map_entries((distribution.bucket(value), 1) for value in values)
+        counted.minimum, counted.maximum = min(values), max(values)
+        for percent, exact in ((50, 50000), (90, 90000), (99, 99000)):
+            self.assertAlmostEqual(counted.percentile(percent), exact, delta=exact / 16)
+        self.assertEqual(counted.log2_histogram()[0][:2], (512, 1023))
+
+    def test_map_lines(self):
+        reader = summaries.MapReader()
+        lines = ["usdt-maps 100 3 final\n", "@usdt_hits[2]: 5\n", "\n", "@usdt_min[0, 3]: -7\n",
+                 "@usdt_started[1, 10, 11]: 99\n", "usdt-maps-end\n"]
+        results = [reader.feed(line) for line in lines]
+        self.assertTrue(all(taken for taken, _ in results))
+        snapshot = results[-1][1]
+        self.assertEqual((snapshot.time, snapshot.epoch, snapshot.final), (100, 3, True))
+        self.assertEqual(snapshot.maps, {"usdt_hits": {(2,): 5}, "usdt_min": {(0, 3): -7},
+                                         "usdt_started": {(1, 10, 11): 99}})
+        self.assertEqual(reader.feed("1 pid=1 tid=1 a:b\n"), (False, None))
+
+    def test_records_with_any_string(self):
+        location = SourceLocation("t.d", 1, 1)
+
+        def argument(index, name, kind, size, signed):
+            return model.Argument(index, name, types.ArgumentType(name, name, kind, size, signed), location,
+                                  declared_name=name)
+        probe = model.Probe("p", "n", (argument(0, "id", types.Kind.INTEGER, 8, False),
+                                       argument(1, "text", types.Kind.STRING, 8, False),
+                                       argument(2, "delta", types.Kind.INTEGER, 8, True)), location,
+                            has_semaphore=False, source_name="")
+        reader = hits.RecordReader([hits.TracedProbe(0, 0, probe)], lambda *_: "from memory")
+
+        def feed(*lines):
+            return [reader.feed(line) for line in lines][-1][1]
+        hit = feed("usdt-hit 0 5 10 11 0x400000 18446744073709551615 4096 -3\x1fapp\x1ftwo\n",
+                   "lines \x1e\n")
+        self.assertEqual((hit.time, hit.pid, hit.tid, hit.process, hit.address), (5, 10, 11, "app", 0x400000))
+        self.assertEqual(hit.values, (2 ** 64 - 1, "two\nlines ", -3))
+        self.assertEqual(json.loads(hits.json_line(hit))["args"], {"id": "18446744073709551615",
+                                                                    "text": "two\nlines ", "delta": -3})
+        # The separator inside a string: no telling which is which.
+        hit = feed("usdt-hit 0 5 10 11 0x400000 1 4096 2\x1fapp\x1fa\x1fb\x1e\n")
+        self.assertEqual((hit.process, hit.values), (None, (1, None, 2)))
+        # Read as "" from a pointer that is not NULL: read again from the process.
+        self.assertEqual(feed("usdt-hit 0 5 10 11 0x400000 1 4096 2\x1fapp\x1f\x1e\n").values, (1, "from memory", 2))
+        self.assertEqual(feed("usdt-hit 0 5 10 11 0x400000 1 0 2\x1fapp\x1f\x1e\n").values, (1, None, 2))
+
+
+class OptionTest(unittest.TestCase):
+    """Each misuse: one line that says what to write instead. --script needs no root."""
+
+    def error(self, *arguments, status=1) -> str:
+        result = usdt("trace", PROGRAMS["spans"], "--script", *arguments)
+        self.assertEqual(result.returncode, status, result)
+        self.assertEqual(result.stdout, "")
+        self.assertRegex(result.stderr, r"^usdt: error: [^\n]+\n\Z")
+        return result.stderr
+
+    def test_errors(self):
+        for arguments, message in [
+                (["--span", "spans:request__start"], "write START,DONE or START,DONE,KEY"),
+                (["--span", "spans:nope,spans:request__done"], "no traced probe is named spans:nope"),
+                (["--span", "spans:request__start,spans:request__done,op"], "op is a string; a key is an integer"),
+                (["--span", "spans:request__start,spans:request__done,nope"], "has no argument nope (its arguments: id, op)"),
+                (["--histogram", "spans:request__start:op"], "op is a string; a histogram counts integers"),
+                (["--histogram", "value"], "write PROVIDER:PROBE:ARGUMENT"),
+                (["--interval", "1"], "--interval prints summaries")]:
+            with self.subTest(arguments=arguments):
+                self.assertIn(message, self.error(*arguments))
+        self.assertIn("not a whole number of seconds", self.error("--latency", "--interval", "0", status=2))
+        result = usdt("trace", PROGRAMS["sdt_only"], "--script", "--latency")
+        self.assertIn("--latency: no probes named X__start and X__done", result.stderr)
+
+    def test_a_probe_alone_names_it_in_its_provider(self):
+        result = usdt("trace", PROGRAMS["spans"], "--script", "--span", "step__start,step__done,thread")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("@usdt_started[0, (uint64)pid, (uint64)tid] = nsecs;", result.stdout)
+
+
+class LiveTest(unittest.TestCase):
+    maxDiff = None
+
+    def setUp(self):
+        require_tracer(self, "bpftrace")
+
+    def trace(self, *arguments, environment=None) -> subprocess.CompletedProcess:
+        result = usdt("trace", PROGRAMS["spans"], *arguments, "--", PROGRAMS["spans"], environment=environment)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result
+
+    def test_summaries_counted_in_the_kernel(self):
+        result = self.trace("--latency", "--count", "--histogram", "spans:value:v", "--json")
+        objects, measured = split_output(result.stdout)
+        self.assertNotIn("lost", result.stderr)
+        by_type = {}
+        for summary in objects:
+            self.assertEqual(summary["period"], "total")
+            by_type.setdefault(summary["type"], []).append(summary)
+        self.assertEqual(by_type["counts"][0]["hits"], COUNTS)
+        latencies = {summary["span"]: summary for summary in by_type["latency"]}
+        self.assertEqual(set(latencies), {"spans:request", "spans:step"})
+        request, step = latencies["spans:request"], latencies["spans:step"]
+        self.assertEqual((request["matched"], request["count"], request["unmatched_done"],
+                          request["overlapping_start"], request["in_flight"]), ("by id", 5, 1, 1, 1))
+        self.assertEqual((step["matched"], step["count"], step["unmatched_done"], step["overlapping_start"],
+                          step["in_flight"]), ("per thread", 6, 0, 0, 0))
+        for summary, kind in ((request, "request"), (step, "step")):
+            took = sorted(took for _, took in measured[kind])
+            within(self, summary["min"], took[0], f"{kind} min")
+            within(self, summary["max"], took[-1], f"{kind} max")
+            median = took[(len(took) + 1) // 2 - 1]
+            self.assertAlmostEqual(summary["p50"], median, delta=median / 16 + median * SLACK, msg=kind)
+            self.assertEqual(sum(bucket["count"] for bucket in summary["log2_histogram"]), summary["count"])
+        histogram = by_type["histogram"][0]
+        self.assertEqual((histogram["probe"], histogram["argument"], histogram["count"], histogram["min"],
+                          histogram["max"]), ("spans:value", "v", 6, -5, 1 << 40))
+        expected = [(-7, -4), (-1, -1), (0, 0), (2, 3), (512, 1023), (1 << 40, (1 << 41) - 1)]
+        self.assertEqual([(bucket["low"], bucket["high"]) for bucket in histogram["log2_histogram"]
+                          if bucket["count"]], expected)
+
+    def test_text_summaries_per_interval_lose_nothing(self):
+        fired = 2_000_000
+        result = usdt("trace", PROGRAMS["spans"], "--count", "--interval", "1", "--",
+                      PROGRAMS["spans"], "--flood", fired)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        counts = [int(match[1]) for match in re.finditer(r"^ +(\d+) +[\d.]+  spans:flood$", result.stdout, re.M)]
+        intervals = re.findall(r"^usdt: [\d.]+ s to [\d.]+ s$", result.stdout, re.M)
+        self.assertGreaterEqual(len(intervals), 2, result.stdout)
+        self.assertEqual(len(counts), len(intervals) + 1, result.stdout)
+        self.assertNotIn("@usdt", result.stdout)
+        self.assertEqual(counts[-1], fired, result.stdout)          # the whole trace's
+        self.assertEqual(sum(counts[:-1]), fired, result.stdout)    # the intervals'
+
+    def test_lost_hits_are_counted_never_printed(self):
+        fired = 300_000
+        # One page of buffer per CPU: bpftrace cannot keep up with a flood.
+        small_buffer = {"BPFTRACE_PERF_RB_PAGES": "1"}
+        for mode in ("--json", None):
+            with self.subTest(mode=mode):
+                arguments = [mode] if mode else []
+                result = usdt("trace", PROGRAMS["spans"], *arguments, "--", PROGRAMS["spans"], "--flood", fired,
+                              environment=small_buffer)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                lines = result.stdout.splitlines()
+                lines.remove(str(fired))    # the program's last line: its count
+                if mode:
+                    self.assertTrue(all(json.loads(line)["probe"] == "spans:flood" for line in lines))
+                else:
+                    self.assertTrue(all(re.fullmatch(r"\d+ pid=\d+ tid=\d+ spans:flood n=\d+", line)
+                                        for line in lines), lines[:5])
+                summary = re.search(r"^usdt: lost (\d+) of (\d+) hits: spans:flood (\d+)$", result.stderr, re.M)
+                self.assertIsNotNone(summary, result.stderr)
+                self.assertEqual(int(summary[2]), fired)
+                self.assertEqual(int(summary[1]), fired - len(lines))
+                self.assertGreater(int(summary[1]), 0)
+
+    def test_hits_as_json_lines_and_a_timeline(self):
+        timeline = Path(OPTIONS.work_dir) / "spans.json"
+        result = self.trace("--json", "--timeline", timeline, "--latency")
+        # With --latency, --json prints summaries; the hits go to the timeline.
+        objects, measured = split_output(result.stdout)
+        self.assertEqual({summary["type"] for summary in objects}, {"latency"})
+        result = self.trace("--json", "--timeline", timeline)
+        objects, measured = split_output(result.stdout)
+        self.assertIn(f"to {timeline}: open it in https://ui.perfetto.dev", result.stderr)
+        self.assertEqual({name: sum(1 for hit in objects if hit["probe"] == name) for name in COUNTS}, COUNTS)
+        program_pid = objects[0]["pid"]
+        for hit in objects:
+            self.assertEqual(set(hit), {"type", "probe", "monotonic_ns", "pid", "tid", "process", "args"})
+            self.assertEqual((hit["type"], hit["pid"], hit["process"]), ("hit", program_pid, "tool_spans"))
+        starts = [hit["args"] for hit in objects if hit["probe"] == "spans:request__start"]
+        self.assertEqual(starts, [{"id": id, "op": "GET"} for id in (1, 2, 3, 4, 5, 5, 6)])
+        self.assertEqual([hit["args"]["v"] for hit in objects if hit["probe"] == "spans:value"],
+                         [value if abs(value) < 2 ** 53 else str(value) for value in VALUES])
+        times = [hit["monotonic_ns"] for hit in objects]
+        self.assertEqual(times, sorted(times))
+        # The timeline: no --latency, so no spans; a run with them checks those.
+        trace = json.loads(timeline.read_text())
+        instants = [event for event in trace["traceEvents"] if event["ph"] == "i"]
+        self.assertEqual(len(instants), sum(COUNTS.values()))
+
+    def test_spans_in_the_timeline(self):
+        timeline = Path(OPTIONS.work_dir) / "spans-latency.json"
+        result = self.trace("--timeline", timeline, "--latency")
+        self.assertEqual(result.stdout.count("{"), 0)
+        _, measured = split_output(result.stdout)
+        trace = json.loads(timeline.read_text())
+        events = trace["traceEvents"]
+        steps = sorted(event["dur"] * 1000 for event in events if event["ph"] == "X")
+        for in_bpf, by_program in zip(steps, sorted(took for _, took in measured["step"])):
+            within(self, in_bpf, by_program, "step")
+        self.assertEqual(len(steps), 6)
+        begins = {event["id"]: event for event in events if event["ph"] == "b"}
+        ends = {event["id"]: event for event in events if event["ph"] == "e"}
+        pid = next(iter(begins.values()))["pid"]
+        self.assertEqual(sorted(begins), sorted(ends))
+        self.assertEqual(sorted(begins), sorted(f"{pid}:{id}" for id in range(1, 6)))
+        for id, took in measured["request"]:
+            begin, end = begins[f"{pid}:{id}"], ends[f"{pid}:{id}"]
+            within(self, (end["ts"] - begin["ts"]) * 1000, took, f"request {id}")
+            if id <= 4:
+                self.assertNotEqual(begin["tid"], end["tid"], "done on the worker thread")
+        self.assertEqual(trace["otherData"]["spans"]["spans:request"],
+                         {"start": "spans:request__start", "done": "spans:request__done", "matched": "by id",
+                          "slices": 5, "overlapping_start": 1, "unmatched_done": 1, "in_flight": 1})
+        names = {(event["name"], event["args"]["name"]) for event in events if event["ph"] == "M"}
+        self.assertIn(("process_name", "tool_spans"), names)
+
+
+def parse_arguments() -> None:
+    global OPTIONS
+
+    def add_options(parser):
+        parser.add_argument("--usdt", required=True, help="the build tree's bin/usdt")
+        parser.add_argument("--work-dir", type=Path, required=True)
+    OPTIONS, programs = usdt_testing.parse_options(add_options, PROGRAM_NAMES)
+    PROGRAMS.update(programs)
+    usdt_testing.fresh_directory(OPTIONS.work_dir)
+
+
+if __name__ == "__main__":
+    parse_arguments()
+    usdt_testing.main()
