@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start: builds and installs usdt into build/prefix, builds this example against
-# that install, and runs it under `usdt trace` (bpftrace, arguments by name and type).
+# that install, and runs it under `usdt trace` (bpftrace, arguments by name and type), then
+# again for a summary of its requests' latencies, counted in the kernel.
 # Debian 12 / Ubuntu; as root it also installs what is missing. Without root it builds the
 # example, lists its probes with `usdt list` and runs it untraced.
 set -euo pipefail
@@ -26,6 +27,9 @@ usdt="$build/prefix/bin/usdt"
 echo
 if ((EUID == 0)); then
     "$usdt" trace "$kvserver" -- "${command[@]}"
+    echo
+    # The same requests again, faster, as a latency summary counted in the kernel.
+    "$usdt" trace "$kvserver" --latency -- "$kvserver" --count 200 --interval-ms 5
 else
     echo "Tracing needs root: bpftrace attaches uprobes. Running kvserver untraced;"
     echo "run '$0' as root (sudo) to watch its probes fire."
