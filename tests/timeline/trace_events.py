@@ -7,7 +7,7 @@ event (its index in traceEvents, phase and name) and what is wrong; an empty lis
 The rules are the format's ("Trace Event Format", the Google document catapult links to), made
 strict where a viewer would silently drop or misplace an event:
 - the top level is an object with a traceEvents array; displayTimeUnit is "ms" or "ns";
-- every event has a known one-letter phase, a name, integer pid and tid, a finite number ts
+- every event has a known one-letter phase, a name (an E may leave it out), integer pid and tid, a finite number ts
   (metadata events may leave ts and, for a process, tid out), an object args if any; no key
   outside the format's (a misspelt "duration" would be ignored by every viewer);
 - complete events (X) a finite dur >= 0; instants (i, I) a scope s of g, p or t if any;
@@ -128,7 +128,8 @@ class _EventsChecker:
         if not isinstance(phase, str) or phase not in PHASES:
             self._problem(index, event, f"ph is {_shown(event, 'ph')}, not one of the format's phases")
             return
-        if not isinstance(event.get("name"), str) or not event["name"]:
+        # An E names nothing: it ends the last B open on its thread.
+        if not (phase == "E" and "name" not in event) and (not isinstance(event.get("name"), str) or not event["name"]):
             self._problem(index, event, f"name is {_shown(event, 'name')}, not a non-empty string")
         if "cat" in event and not isinstance(event["cat"], str):
             self._problem(index, event, f"cat is {_shown(event, 'cat')}, not a string")
