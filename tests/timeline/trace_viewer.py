@@ -34,6 +34,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 LOADER = Path(__file__).resolve().parent / "load-trace.mjs"
 ENGINE_PACKAGE = "@paulirish/trace_engine"
 VIEWER_DIR_VARIABLE = "USDT_TIMELINE_VIEWER_DIR"
+MINIMUM_NODE = 20  # package.json's engines
 
 
 class ViewerUnavailable(unittest.SkipTest):
@@ -49,6 +50,10 @@ def viewer_unavailable_reason(viewer_dir: Optional[Path] = None) -> Optional[str
     """Why load_in_viewer cannot run here, or None when it can."""
     if shutil.which("node") is None:
         return "node is not installed (Debian: apt-get install nodejs npm, or tests/install-dependencies.sh tests)"
+    version = _node_major_version()
+    if version is not None and version < MINIMUM_NODE:
+        return (f"node {version} is older than {MINIMUM_NODE}, which {ENGINE_PACKAGE} needs "
+                "(it calls Array.prototype.toSorted); Debian 12's nodejs is 18")
     directory = viewer_dir or _viewer_dir_from_environment()
     if directory is None:
         return (f"{VIEWER_DIR_VARIABLE} is not set: run the test through CTest (fixture timeline_viewer), "
@@ -145,6 +150,14 @@ def _async_line(begin: Dict[str, Any], end: Dict[str, Any], name: str, id_: Any,
 def _number(value: float) -> str:
     """Microseconds to the nanosecond, so that 250.5 and 250.50000000001 read alike."""
     return f"{value:.3f}"
+
+
+def _node_major_version() -> Optional[int]:
+    try:
+        completed = subprocess.run(["node", "--version"], stdout=subprocess.PIPE, text=True, timeout=60, check=False)
+        return int(completed.stdout.strip().lstrip("v").split(".")[0])
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
 
 
 def _viewer_dir_from_environment() -> Optional[Path]:
