@@ -7,6 +7,7 @@
 //   DIR holds the node_modules that `npm ci` installed from this directory's package-lock.json;
 //   by default $USDT_TIMELINE_VIEWER_DIR, else this script's directory.
 // Exit status: 0 loaded, 1 the engine or the file failed (the reason on stderr), 2 usage.
+// render-timeline.mjs imports loadTrace.
 // Times are the engine's: microseconds, as in the file.
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
@@ -21,7 +22,7 @@ function usage(message) {
 }
 
 function parseArguments(argv) {
-  let viewerDir = process.env.USDT_TIMELINE_VIEWER_DIR || path.dirname(fileURLToPath(import.meta.url));
+  let viewerDir = defaultViewerDir();
   const files = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--viewer-dir') {
@@ -37,9 +38,30 @@ function parseArguments(argv) {
   return {viewerDir, file: files[0]};
 }
 
+// The packages are missing: its message says what to do, and no stack is printed with it.
+export class NotInstalled extends Error {}
+
+// The message of `error`, with its stack where that helps: an error of the engine's, not ours.
+export function describe(error) {
+  return error instanceof NotInstalled || !error?.stack ? String(error?.message ?? error) : error.stack;
+}
+
+// A require() that finds the packages installed in viewerDir, having checked that `name` is one.
+export function requireFrom(viewerDir, name) {
+  const require = createRequire(path.join(path.resolve(viewerDir), 'package.json'));
+  try {
+    require.resolve(`${name}/package.json`);
+  } catch {
+    throw new NotInstalled(`${name} is not installed in ${path.resolve(viewerDir)}: run \`ctest -R timeline.viewer_install\` ` +
+                    '(it installs into BUILD/tests/timeline/viewer) and pass that directory with --viewer-dir or ' +
+                    'USDT_TIMELINE_VIEWER_DIR, or run `npm ci` in a copy of tests/timeline\'s package.json and package-lock.json');
+  }
+  return require;
+}
+
 // The engine's package has no "exports": resolve its "main" from DIR, then import it as a module.
 async function importEngine(viewerDir) {
-  const require = createRequire(path.join(path.resolve(viewerDir), 'package.json'));
+  const require = requireFrom(viewerDir, ENGINE);
   const main = require.resolve(ENGINE);
   const packageJson = JSON.parse(fs.readFileSync(require.resolve(`${ENGINE}/package.json`), 'utf8'));
   return {Trace: await import(pathToFileURL(main).href), version: packageJson.version};
@@ -52,8 +74,8 @@ function sliceOf(event, node) {
   return slice;
 }
 
-async function main() {
-  const {viewerDir, file} = parseArguments(process.argv.slice(2));
+// What the engine in viewerDir loaded from the trace file: the object this script prints.
+export async function loadTrace(file, viewerDir) {
   const {Trace, version} = await importEngine(viewerDir);
   // The engine measures layout with DOMRect, which Node lacks; nothing here lays anything out.
   globalThis.DOMRect ??= class DOMRect {
@@ -137,11 +159,12 @@ async function main() {
     if (!shown.has(event)) notShown[event.ph] = (notShown[event.ph] ?? 0) + 1;
   }
   for (const phase of ['B', 'E']) {
-    notShown[phase] -= beginEndPairs;
-    if (!notShown[phase]) delete notShown[phase];
+    const left = (notShown[phase] ?? 0) - beginEndPairs;
+    if (left) notShown[phase] = left;
+    else delete notShown[phase];
   }
 
-  const result = {
+  return {
     viewer: {name: ENGINE, version},
     generic: data.Meta.traceIsGeneric,
     bounds: {min: data.Meta.traceBounds.min, max: data.Meta.traceBounds.max},
@@ -151,10 +174,20 @@ async function main() {
     not_shown: notShown,
     warnings,
   };
-  process.stdout.write(`${JSON.stringify(result, null, 1)}\n`);
 }
 
-main().catch(error => {
-  process.stderr.write(`load-trace.mjs: ${error && error.stack ? error.stack : error}\n`);
-  process.exit(1);
-});
+async function main() {
+  const {viewerDir, file} = parseArguments(process.argv.slice(2));
+  process.stdout.write(`${JSON.stringify(await loadTrace(file, viewerDir), null, 1)}\n`);
+}
+
+export function defaultViewerDir() {
+  return process.env.USDT_TIMELINE_VIEWER_DIR || path.dirname(fileURLToPath(import.meta.url));
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch(error => {
+    process.stderr.write(`load-trace.mjs: ${describe(error)}\n`);
+    process.exit(1);
+  });
+}
