@@ -185,8 +185,9 @@ class BrokenTraces(unittest.TestCase):
         # An e before its b: the e ends nothing, the b is never ended.
         problems = self.problems_with(lambda t: self.event(t, ASYNC_END).update(ts=5))
         self.assertEqual(len(problems), 2, problems)
-        self.assertIn("traceEvents[5] (ph 'e', name 'kvserver:txn'): an e with no open b of cat 'usdt', id \"0x2a\"",
-                      problems[0])
+        self.assertEqual("traceEvents[5] (ph 'e', name 'kvserver:txn'): an e with no open b of cat 'usdt', id \"0x2a\", "
+                         "name 'kvserver:txn', at ts 5, before the b at traceEvents[4] begins: an e follows its b",
+                         problems[0])
         self.assertIn("traceEvents[4] (ph 'b', name 'kvserver:txn'): a b never ended", problems[1])
         for key, value in (("id", "0x2b"), ("name", "kvserver:other"), ("cat", "other")):
             with self.subTest(key=key):

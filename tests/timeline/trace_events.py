@@ -256,6 +256,10 @@ class _EventsChecker:
     def _check_async_pairs(self, good: List[Tuple[int, Dict[str, Any]]]) -> None:
         open_spans: Dict[Tuple[str, str, str], List[Tuple[int, Dict[str, Any]]]] = defaultdict(list)
         timed = sorted((pair for pair in good if pair[1]["ph"] in "bne"), key=lambda pair: pair[1]["ts"])
+        begins_by_key: Dict[Tuple[str, str, str], List[Tuple[int, Dict[str, Any]]]] = defaultdict(list)
+        for index, event in timed:
+            if event["ph"] == "b":
+                begins_by_key[(event["cat"], _async_id(event), event["name"])].append((index, event))
         for index, event in timed:
             key = (event["cat"], _async_id(event), event["name"])
             if event["ph"] == "b":
@@ -264,7 +268,11 @@ class _EventsChecker:
                 if not open_spans[key]:
                     self._problem(index, event, f"an n outside any b of cat {key[0]!r}, id {key[1]}, name {key[2]!r}")
             elif not open_spans[key]:
-                self._problem(index, event, f"an e with no open b of cat {key[0]!r}, id {key[1]}, name {key[2]!r}")
+                later = next((begin_index for begin_index, begin in begins_by_key.get(key, ())
+                              if begin["ts"] > event["ts"]), None)
+                before = (f", at ts {event['ts']}, before the b at traceEvents[{later}] begins: an e follows its b"
+                          if later is not None else "")
+                self._problem(index, event, f"an e with no open b of cat {key[0]!r}, id {key[1]}, name {key[2]!r}{before}")
             else:
                 begin_index, begin = open_spans[key].pop()
                 if begin["pid"] != event["pid"]:
