@@ -60,7 +60,7 @@ class GoodTraces(unittest.TestCase):
                 {"ph": "e", "name": "kvserver:txn", "cat": "usdt", "id": "0x2a", "ts": 12, "pid": 7, "tid": 8}]),
             "B/E nested in X": lambda t: t["traceEvents"].extend([
                 {"ph": "B", "name": "inner", "ts": 11, "pid": 7, "tid": 8},
-                {"ph": "E", "ts": 12, "pid": 7, "tid": 8}]),
+                {"ph": "E", "name": "inner", "ts": 12, "pid": 7, "tid": 8}]),
             "X back to back": lambda t: t["traceEvents"].append(
                 {"ph": "X", "name": "next", "ts": 15.5, "dur": 1, "pid": 7, "tid": 8}),
         }
@@ -113,6 +113,9 @@ class BrokenTraces(unittest.TestCase):
         self.assert_one_problem(lambda t: self.event(t, INSTANT).pop("name"), "traceEvents[3]", "name is missing")
         self.assert_one_problem(lambda t: self.event(t, INSTANT).update(name=""), "name is \"\"")
         self.assert_one_problem(lambda t: self.event(t, INSTANT).update(name=3), "name is 3")
+        # The format lets an E go unnamed; DevTools' engine does not.
+        self.assert_one_problem(lambda t: t["traceEvents"].append({"ph": "E", "ts": 31, "pid": 7, "tid": 8}),
+                                "traceEvents[6] (ph 'E'): name is missing")
 
     def test_pid_and_tid_integers(self):
         for key in ("pid", "tid"):
@@ -204,7 +207,7 @@ class BrokenTraces(unittest.TestCase):
     def test_duration_pairing(self):
         self.assert_one_problem(lambda t: t["traceEvents"].append({"ph": "B", "name": "open", "ts": 30, "pid": 7, "tid": 8}),
                                 "traceEvents[6]", "a B never ended by an E on thread 8 of process 7")
-        self.assert_one_problem(lambda t: t["traceEvents"].append({"ph": "E", "ts": 30, "pid": 7, "tid": 8}),
+        self.assert_one_problem(lambda t: t["traceEvents"].append({"ph": "E", "name": "shut", "ts": 30, "pid": 7, "tid": 8}),
                                 "an E with no open B on thread 8")
         self.assert_one_problem(lambda t: t["traceEvents"].extend([
             {"ph": "B", "name": "open", "ts": 30, "pid": 7, "tid": 8},
@@ -216,7 +219,7 @@ class BrokenTraces(unittest.TestCase):
             "traceEvents[6]", "[12, 17] starts inside 'kvserver:request' [10.5, 15.5] (traceEvents[2]) on thread 8")
         self.assert_one_problem(lambda t: t["traceEvents"].extend([
             {"ph": "B", "name": "straddles", "ts": 12, "pid": 7, "tid": 8},
-            {"ph": "E", "ts": 16, "pid": 7, "tid": 8}]), "starts inside 'kvserver:request'")
+            {"ph": "E", "name": "straddles", "ts": 16, "pid": 7, "tid": 8}]), "starts inside 'kvserver:request'")
         # The same times on another thread do not nest with it.
         self.assertEqual(self.problems_with(lambda t: t["traceEvents"].append(
             {"ph": "X", "name": "elsewhere", "ts": 12, "dur": 5, "pid": 7, "tid": 7})), [])

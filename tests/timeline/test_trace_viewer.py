@@ -34,6 +34,9 @@ class SampleInViewer(unittest.TestCase):
     def test_everything_the_file_holds_is_loaded(self):
         self.assertEqual(trace_viewer.summary(self.loaded), trace_viewer.file_summary(SAMPLE))
 
+    def test_no_viewer_problem(self):
+        self.assertEqual(trace_viewer.viewer_problems(SAMPLE, self.loaded), [])
+
     def test_slices_threads_and_durations(self):
         self.assertEqual(self.loaded["processes"], [{"pid": 4242, "name": "kvserver"}])
         slices = {(pid, tid, slice_["name"], slice_["ts"]): (slice_["dur"], slice_["depth"], slice_["args"])
@@ -69,6 +72,18 @@ class LoaderFailures(unittest.TestCase):
                 trace_viewer.load_in_viewer(path)
             self.assertIn("broken.json", str(caught.exception))
 
+    def test_an_unnamed_end_fails(self):
+        # The format allows it; the engine fails on the whole file, and so the checker refuses it.
+        document = json.loads(SAMPLE.read_text())
+        document["traceEvents"] += [{"ph": "B", "name": "open", "ts": 8121700.0, "pid": 4242, "tid": 4244},
+                                    {"ph": "E", "ts": 8121800.0, "pid": 4242, "tid": 4244}]
+        with tempfile.TemporaryDirectory() as directory:
+            path = Path(directory) / "unnamed-end.json"
+            path.write_text(json.dumps(document))
+            self.assertEqual(len(trace_events.check_trace_file(path)), 2)
+            with self.assertRaises(trace_viewer.ViewerError):
+                trace_viewer.load_in_viewer(path)
+
     def test_instants_as_chrome_writes_them_are_loaded(self):
         document = json.loads(SAMPLE.read_text())
         for event in document["traceEvents"]:
@@ -80,6 +95,19 @@ class LoaderFailures(unittest.TestCase):
             loaded = trace_viewer.load_in_viewer(path)
             self.assertEqual(loaded["not_shown"], {})
             self.assertEqual(trace_viewer.summary(loaded), trace_viewer.file_summary(path))
+
+    def test_viewer_problems_name_what_disagrees(self):
+        document = json.loads(SAMPLE.read_text())
+        # Two events the engine cannot place: an E with no B, an e with no b.
+        document["traceEvents"] += [
+            {"ph": "E", "name": "kvserver:request", "ts": 8121700.0, "pid": 4242, "tid": 4244},
+            {"ph": "e", "name": "kvserver:transaction", "cat": "usdt", "id": "0x99", "ts": 8121700.0,
+             "pid": 4242, "tid": 4244}]
+        with tempfile.TemporaryDirectory() as directory:
+            path = Path(directory) / "unpaired.json"
+            path.write_text(json.dumps(document))
+            self.assertEqual(trace_viewer.viewer_problems(path),
+                             ["the engine left out 1 'E' events", "the engine left out 1 'e' events"])
 
     def test_missing_install_is_a_skip(self):
         # Only where the viewer is installed: where it is not, this module skips whole.

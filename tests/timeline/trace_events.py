@@ -7,11 +7,11 @@ event (its index in traceEvents, phase and name) and what is wrong; an empty lis
 The rules are the format's ("Trace Event Format", the Google document catapult links to), made
 strict where a viewer would silently drop or misplace an event:
 - the top level is an object with a traceEvents array; displayTimeUnit is "ms" or "ns";
-- every event has a known one-letter phase, a name (an E may leave it out), integer pid and tid, a finite number ts
+- every event has a known one-letter phase, a name (an E too, which DevTools needs), integer pid and tid, a finite number ts
   (metadata events may leave ts and, for a process, tid out), an object args if any; no key
   outside the format's (a misspelt "duration" would be ignored by every viewer);
 - complete events (X) a finite dur >= 0; instants (i, I) a scope s of g, p or t if any;
-- B/E pair per thread, last in first out, E no earlier than its B and naming it if named;
+- B/E pair per thread, last in first out, E no earlier than its B and naming it;
 - async events (b, n, e) a cat and an id (a string or an integer) or an id2 {local|global};
   b/e pair by (cat, id, name), e no earlier than its b and in the same process, since Perfetto
   draws async slices on a track per process;
@@ -128,8 +128,9 @@ class _EventsChecker:
         if not isinstance(phase, str) or phase not in PHASES:
             self._problem(index, event, f"ph is {_shown(event, 'ph')}, not one of the format's phases")
             return
-        # An E names nothing: it ends the last B open on its thread.
-        if not (phase == "E" and "name" not in event) and (not isinstance(event.get("name"), str) or not event["name"]):
+        # The format lets an E leave its name out (it ends the last B open on its thread), but
+        # Chrome DevTools' trace engine then fails on the whole file.
+        if not isinstance(event.get("name"), str) or not event["name"]:
             self._problem(index, event, f"name is {_shown(event, 'name')}, not a non-empty string")
         if "cat" in event and not isinstance(event["cat"], str):
             self._problem(index, event, f"cat is {_shown(event, 'cat')}, not a string")
@@ -228,7 +229,7 @@ class _EventsChecker:
                 self._problem(index, event, f"an E with no open B on thread {thread[1]} of process {thread[0]}")
             else:
                 begin_index, begin = open_begins[thread].pop()
-                if "name" in event and event["name"] != begin["name"]:
+                if event["name"] != begin["name"]:
                     self._problem(index, event, f"ends {begin['name']!r} (traceEvents[{begin_index}]), "
                                                 "the last B open on its thread, under another name")
                 slices[thread].append((begin["ts"], event["ts"], begin_index, begin))

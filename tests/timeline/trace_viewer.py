@@ -2,6 +2,7 @@
 load-trace.mjs, and returns what the engine loaded, for tests of `usdt trace --timeline`.
 
     loaded = trace_viewer.load_in_viewer(path)
+    problems = trace_viewer.viewer_problems(path, loaded)   # [] when it loaded as written
 
 `loaded` is load-trace.mjs's JSON (times in microseconds, as in the file):
     viewer        {"name", "version"} of the engine
@@ -82,6 +83,38 @@ def load_in_viewer(path, viewer_dir: Optional[Path] = None, timeout: float = 120
         return json.loads(completed.stdout)
     except json.JSONDecodeError as error:
         raise ViewerError(f"load-trace.mjs printed no JSON for {path}: {error}\n{completed.stdout[:2000]}") from None
+
+
+def viewer_problems(path, loaded: Optional[Dict[str, Any]] = None) -> List[str]:
+    """What the engine loaded from the trace file at `path` and the file disagree on, as a list
+    of problems (empty: every slice, "I" instant and b/e pair is where the file puts it, with
+    its start and duration). `loaded` is load_in_viewer's result, loaded here when not given.
+    The format's "i" instants are expected in not_shown (the engine leaves them out); any other
+    event left out, and anything the engine printed while parsing, is a problem."""
+    loaded = load_in_viewer(path) if loaded is None else loaded
+    expected, got = file_summary(path), summary(loaded)
+    problems = [f"in the file, not loaded: {line}" for line in _minus(expected, got)]
+    problems += [f"loaded, not in the file: {line}" for line in _minus(got, expected)]
+    events = json.loads(Path(path).read_text(encoding="utf-8"))["traceEvents"]
+    instants = sum(1 for event in events if event["ph"] == "i")
+    left_out = dict(loaded["not_shown"])
+    if left_out.pop("i", 0) != instants:
+        problems.append(f"the engine left out {loaded['not_shown'].get('i', 0)} \"i\" instants of the file's {instants}")
+    problems += [f"the engine left out {count} {phase!r} events" for phase, count in sorted(left_out.items())]
+    problems += [f"the engine said: {warning}" for warning in loaded["warnings"]]
+    return problems
+
+
+def _minus(lines: List[str], other: List[str]) -> List[str]:
+    """`lines` less `other`, as multisets."""
+    remaining = list(other)
+    result = []
+    for line in lines:
+        if line in remaining:
+            remaining.remove(line)
+        else:
+            result.append(line)
+    return result
 
 
 def thread_slices(loaded: Dict[str, Any]) -> Iterator[Tuple[int, int, Dict[str, Any]]]:
