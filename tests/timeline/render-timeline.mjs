@@ -2,10 +2,11 @@
 // chromium, driven by playwright-core). Run by hand, not by the tests:
 //
 //   node tests/timeline/render-timeline.mjs [--viewer-dir DIR] [--chromium PATH] [--width PX]
-//        [--speedscope] TRACE.json OUT.png
+//        [--window FROM,TO] [--speedscope] TRACE.json OUT.png
 //
 // DIR: where `npm ci` installed this directory's package-lock.json (CTest's fixture puts it in
 // BUILD/tests/timeline/viewer); by default $USDT_TIMELINE_VIEWER_DIR, else this directory.
+// FROM,TO: the part of the trace to draw, in microseconds from its first event (default: all).
 //
 // By default the picture is a timeline laid out as Perfetto lays one out, drawn from what
 // Chrome DevTools' trace engine loaded (load-trace.mjs): a track per thread under its process,
@@ -20,7 +21,7 @@ import {defaultViewerDir, describe, loadTrace, requireFrom} from './load-trace.m
 
 function usage(message) {
   process.stderr.write(`render-timeline.mjs: ${message}\nusage: node render-timeline.mjs [--viewer-dir DIR] ` +
-                       '[--chromium PATH] [--width PX] [--speedscope] TRACE.json OUT.png\n');
+                       '[--chromium PATH] [--width PX] [--window FROM,TO] [--speedscope] TRACE.json OUT.png\n');
   process.exit(2);
 }
 
@@ -33,6 +34,11 @@ function parseArguments(argv) {
     else if (argv[i] === '--chromium') options.chromium = value();
     else if (argv[i] === '--width') options.width = Number(value());
     else if (argv[i] === '--speedscope') options.speedscope = true;
+    else if (argv[i] === '--window') {
+      const [from, to] = value().split(',').map(Number);
+      if (!(from >= 0 && to > from)) usage('--window FROM,TO: microseconds from the trace\'s first event, FROM < TO');
+      options.window = {from, to};
+    }
     else if (argv[i].startsWith('-')) usage(`unknown option ${argv[i]}`);
     else files.push(argv[i]);
   }
@@ -76,7 +82,7 @@ function laneOf(spans) {
   });
 }
 
-function timelineHtml(loaded, rawEvents, width) {
+function timelineHtml(loaded, rawEvents, width, window) {
   const labelWidth = 190;
   const rowHeight = 20;
   const plotWidth = width - labelWidth - 60;  // room for the last tick's label
@@ -94,19 +100,21 @@ function timelineHtml(loaded, rawEvents, width) {
   }
   for (const span of loaded.async_slices) { starts.push(span.ts); ends.push(span.ts + span.dur); }
   for (const instant of instants) { starts.push(instant.ts); ends.push(instant.ts); }
-  const start = Math.min(...starts);
-  const range = Math.max(Math.max(...ends) - start, 1);
+  const traceStart = Math.min(...starts);
+  const start = traceStart + (window?.from ?? 0);
+  const range = Math.max((window?.to !== undefined ? traceStart + window.to : Math.max(...ends)) - start, 1);
   const x = ts => labelWidth + ((ts - start) / range) * plotWidth;
 
   // Tracks, process by process: its async slices by name, then its threads by tid.
   const pids = [...new Set([...loaded.threads.map(t => t.pid), ...loaded.async_slices.map(s => s.begin.pid),
                             ...instants.map(i => i.pid)])].sort((a, b) => a - b);
   const parts = [];
+  const plot = [];  // what lies on the time axis, clipped to the window
   let y = 34;
   const step = tickStep(range, 8);
   for (let t = 0; t <= range; t += step) {
     parts.push(`<line x1="${x(start + t)}" x2="${x(start + t)}" y1="22" y2="100%" class="grid"/>`,
-               `<text x="${x(start + t) + 3}" y="16" class="tick">${formatMicroseconds(t)}</text>`);
+               `<text x="${x(start + t) + 3}" y="16" class="tick">${formatMicroseconds(start - traceStart + t)}</text>`);
   }
   const label = (text, sub, className) =>
     parts.push(`<text x="8" y="${y + 14}" class="${className}">${escape(text)}<tspan class="sub"> ${escape(sub)}</tspan></text>`);
@@ -114,7 +122,7 @@ function timelineHtml(loaded, rawEvents, width) {
     const left = x(ts);
     const w = Math.max(x(ts + dur) - left, 1);
     const top = y + row * rowHeight;
-    parts.push(`<rect x="${left}" y="${top + 1}" width="${w}" height="${rowHeight - 2}" fill="${colourOf(name)}"/>`,
+    plot.push(`<rect x="${left}" y="${top + 1}" width="${w}" height="${rowHeight - 2}" fill="${colourOf(name)}"/>`,
                `<svg x="${left}" y="${top}" width="${w}" height="${rowHeight}"><text x="4" y="14" class="name">` +
                `${escape(name)}<tspan class="sub"> ${escape(detail)}</tspan></text></svg>`);
   };
@@ -146,10 +154,14 @@ function timelineHtml(loaded, rawEvents, width) {
       label(names.get(`${pid}:${tid}`) ?? 'thread', `${tid}`, 'thread-name');
       // Instants on a row of their own above the thread's slices, as markers named to their right.
       if (threadInstants.length) {
-        for (const instant of threadInstants) {
+        let labelEnd = -Infinity;  // a name only where it does not run into the previous one
+        for (const instant of threadInstants.sort((a, b) => a.ts - b.ts)) {
           const cx = x(instant.ts);
-          parts.push(`<path d="M${cx - 5},${y + 2} L${cx + 5},${y + 2} L${cx},${y + 11} Z" class="instant"/>`,
-                     `<text x="${cx + 7}" y="${y + 11}" class="instant-name">${escape(instant.name)}</text>`);
+          plot.push(`<path d="M${cx - 5},${y + 2} L${cx + 5},${y + 2} L${cx},${y + 11} Z" class="instant"/>`);
+          if (cx + 7 > labelEnd) {
+            plot.push(`<text x="${cx + 7}" y="${y + 11}" class="instant-name">${escape(instant.name)}</text>`);
+            labelEnd = cx + 7 + instant.name.length * 6 + 6;
+          }
         }
         y += 14;
       }
@@ -166,7 +178,9 @@ function timelineHtml(loaded, rawEvents, width) {
     .thread-name { fill: #222; } .sub { fill: #777; font-weight: normal; }
     .name { fill: #111; font-size: 11px; } .name .sub { fill: #444; }
     .instant { fill: #d04040; } .instant-name { fill: #a03030; font-size: 10px; }
-  </style><svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${parts.join('')}</svg>`;
+  </style><svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+    `<clipPath id="plot"><rect x="${labelWidth - 6}" y="0" width="${width - labelWidth + 6}" height="${height}"/></clipPath>` +
+    `${parts.join('')}<g clip-path="url(#plot)">${plot.join('')}</g></svg>`;
 }
 
 async function renderTimeline(browser, options) {
@@ -174,7 +188,7 @@ async function renderTimeline(browser, options) {
   const document = JSON.parse(fs.readFileSync(options.trace, 'utf8'));
   const rawEvents = Array.isArray(document) ? document : document.traceEvents;
   const page = await browser.newPage({viewport: {width: options.width, height: 200}, deviceScaleFactor: 2});
-  await page.setContent(timelineHtml(loaded, rawEvents, options.width));
+  await page.setContent(timelineHtml(loaded, rawEvents, options.width, options.window));
   await page.screenshot({path: options.png, fullPage: true});
 }
 
