@@ -16,6 +16,12 @@ test_packages=(clang lld mold gdb doctest-dev qemu-user gdb-multiarch
 for triple in "${cross_triples[@]}"; do
   test_packages+=("gcc-$triple" "g++-$triple")
 done
+# tests/timeline: Node.js and npm, which install and run a trace viewer's parser (package-lock.json
+# there). Only where there is no npm: a Node.js from elsewhere (NodeSource's nodejs) bundles its
+# own npm and conflicts with Debian's npm package. The viewer wants Node.js 20 or later.
+if ! command -v npm >/dev/null 2>&1; then
+  test_packages+=(nodejs npm)
+fi
 # perf: Debian's linux-perf; Ubuntu packages it per kernel (linux-tools-$(uname -r)).
 if apt-cache show linux-perf >/dev/null 2>&1; then
   test_packages+=(linux-perf)
