@@ -111,6 +111,10 @@ class Timeline:
                                        "in_flight": in_flight.get(span.number, 0)} for span in self.spans}}
         self.file.write('\n],"displayTimeUnit":"ns","otherData":' + json.dumps(other, separators=(",", ":")) + "}\n")
         self.file.close()
+        # As open() would have made it: mkstemp's file is its owner's alone.
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(self.partial, 0o666 & ~mask)
         os.replace(self.partial, self.path)
         slices = sum(self.slices.values())
         spans = f" and {_plural(slices, 'span')}" if self.spans else ""

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Dict, Optional
 
 import launcher
+import trace_events
+import trace_viewer
 import usdt_testing
 from usdt_testing import require_tracer
 
@@ -32,6 +34,8 @@ TRACE_TIMEOUT = 120
 COUNTS = {"spans:request__start": 7, "spans:request__done": 6, "spans:step__start": 6, "spans:step__done": 6,
           "spans:value": 6}
 VALUES = [-5, -1, 0, 3, 1000, 1 << 40]
+CREATION_MASK = os.umask(0o022)
+os.umask(CREATION_MASK)
 # A span measured in BPF lies between the probes, the program's own measurement around them.
 SLACK = 0.2
 
@@ -247,7 +251,10 @@ class LiveTest(unittest.TestCase):
         # The timeline: no --latency, so no spans; a run with them checks those.
         trace = json.loads(timeline.read_text())
         instants = [event for event in trace["traceEvents"] if event["ph"] == "i"]
-        self.assertEqual(len(instants), sum(COUNTS.values()))
+        self.assertEqual([(event["name"], event["args"]) for event in instants],
+                         [(hit["probe"], hit["args"]) for hit in objects])
+        self.assertEqual(trace_events.check_trace_file(timeline), [])
+        self.assertEqual(oct(timeline.stat().st_mode & 0o777), oct(0o666 & ~CREATION_MASK))
 
     def test_spans_in_the_timeline(self):
         timeline = Path(OPTIONS.work_dir) / "spans-latency.json"
@@ -275,6 +282,19 @@ class LiveTest(unittest.TestCase):
                           "slices": 5, "overlapping_start": 1, "unmatched_done": 1, "in_flight": 1})
         names = {(event["name"], event["args"]["name"]) for event in events if event["ph"] == "M"}
         self.assertIn(("process_name", "tool_spans"), names)
+        # As a viewer sees it: Chrome DevTools' trace engine (tests/timeline), and its format checked.
+        self.assertEqual(trace_events.check_trace_file(timeline), [])
+        loaded = trace_viewer.load_in_viewer(timeline)
+        self.assertEqual(trace_viewer.viewer_problems(timeline, loaded), [])
+        shown = sorted(slice_["dur"] * 1000 for _, _, slice_ in trace_viewer.thread_slices(loaded)
+                       if slice_["name"] == "spans:step")
+        self.assertEqual(len(shown), 6)
+        for in_viewer, by_program in zip(shown, sorted(took for _, took in measured["step"])):
+            within(self, in_viewer, by_program, "step in the viewer")
+        requests = {span["id"]: span["dur"] * 1000 for span in loaded["async_slices"] if span["name"] == "spans:request"}
+        self.assertEqual(sorted(requests), sorted(f"{pid}:{id}" for id in range(1, 6)))
+        for id, took in measured["request"]:
+            within(self, requests[f"{pid}:{id}"], took, f"request {id} in the viewer")
 
 
 def parse_arguments() -> None:
