@@ -16,6 +16,7 @@ Usage (CTest passes these): test_cookbook.py --document PATH --program PATH --li
 """
 
 import argparse
+import json
 import os
 import platform
 import queue
@@ -302,7 +303,40 @@ def check_usdt_trace_pid(test, output):
     test.assertEqual(hits, [per_round[(start + i) % len(per_round)] for i in range(len(hits))], output)
 
 
+def check_usdt_latency(test, output):
+    counts = dict((name, int(count)) for count, name in
+                  lines_matching(output, r"^ +(\d+) +[\d.]+  (\w+:\w+)$"))
+    test.assertEqual(counts, {f"{provider}:{probe}": count for (provider, probe), count in PROBE_COUNTS.items()},
+                     output)
+    test.assertRegex(output, rf"kvserver:request \(by id\): {len(REQUESTS)} in ")
+    statuses = sorted(item.status for item in REQUESTS)
+    test.assertRegex(output, rf"kvserver:request__done status: {len(REQUESTS)} in .*\n"
+                             rf" +min {statuses[0]} .* max {statuses[-1]}\n")
+
+
+def check_usdt_json(test, output):
+    hits = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    expected = []
+    for request_id in IDS:
+        item = request(request_id)
+        expected.append(("kvserver:request__start", {"id": request_id, "op": item.op, "key": item.key}))
+        expected.append(("kvserver:request__done", {"id": request_id, "status": item.status}))
+    # The document's sample shows the first hits only; the run's are all checked (UsdtTest).
+    test.assertGreaterEqual(len(hits), 4, output)
+    test.assertEqual([(hit["probe"], {name: value for name, value in hit["args"].items() if name != "latency_ns"})
+                      for hit in hits], expected[:len(hits)], output)
+
+
+def check_usdt_timeline(test, output):
+    test.assertRegex(output, rf"kvserver:request \(by id\): {len(REQUESTS)} in ")
+    hits = sum(PROBE_COUNTS.values())
+    test.assertIn(f"usdt: wrote {hits} hits and {len(REQUESTS)} spans to kvserver.json", output)
+
+
 CHECKS = {
+    "usdt-latency": check_usdt_latency,
+    "usdt-json": check_usdt_json,
+    "usdt-timeline": check_usdt_timeline,
     "usdt-list": check_usdt_list,
     "usdt-trace": check_usdt_trace,
     "usdt-trace-pid": check_usdt_trace_pid,
@@ -454,6 +488,16 @@ class UsdtTest(RecipeTest):
     def test_trace(self):
         require_tracer(self, "bpftrace")
         self.check_recipe("usdt-trace", self.run_recipe("usdt-trace", env=self.env))
+
+    def test_answers(self):
+        require_tracer(self, "bpftrace")
+        for name in ("usdt-latency", "usdt-json", "usdt-timeline"):
+            output = self.run_recipe(name, env=self.env)
+            self.check_recipe(name, output)
+            if name == "usdt-json":
+                self.assertEqual(output.count("\n{"), 2 * len(REQUESTS), output)
+        trace = json.loads((self.directory / "kvserver.json").read_text())
+        self.assertEqual(sum(event["ph"] == "b" for event in trace["traceEvents"]), len(REQUESTS))
 
     def test_trace_pid(self):
         require_tracer(self, "bpftrace")
