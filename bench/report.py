@@ -496,9 +496,31 @@ def nop5_section(nop5: Optional[dict]) -> List[str]:
     return lines
 
 
+def trace_rate_section(rates: Optional[dict]) -> List[str]:
+    """bench/trace_rate/trace_rate.py's figures: hits per second `usdt trace` keeps up with."""
+    lines = ["## usdt trace: hits per second", "",
+             "Measured by bench/trace_rate/trace_rate.py: a program fires two probes as fast as it can "
+             "(its own clock, the loop alone), untraced and under `usdt trace` in each way of tracing "
+             "it (output to /dev/null), medians of its runs. Summaries are counted in BPF maps and lose "
+             "nothing; printing each hit goes through bpftrace's per-CPU buffer, which drops what bpftrace "
+             "and usdt do not read in time (docs/tracing.md, \"Lost hits\").", ""]
+    if rates is None:
+        return lines + ["Not measured.", ""]
+    untraced = rates["untraced"]["hits_per_s"]
+    names = {"untraced": "untraced", "--count": "`--count` (BPF maps)", "--latency": "`--latency` (BPF maps)",
+             "lines": "hit lines", "--json": "`--json`"}
+    rows = []
+    for mode, result in rates.items():
+        added = 1e9 / result["hits_per_s"] - 1e9 / untraced
+        rows.append([names.get(mode, mode), f"{result['hits_per_s']:,.0f}",
+                     "" if mode == "untraced" else f"{added:,.0f}",
+                     f"{result['lost']:,.0f} of {result['fired']:,}"])
+    return lines + table(["way", "hits/s", "ns added per hit", "hits lost"], rows)
+
+
 def document(compilers: List[Compiler], machine: Dict[str, str], generator_seconds: float,
              compile_ms: Dict[str, Dict[str, float]], compile_pairs: List[Tuple[str, str]], command: str,
-             nop5: Optional[dict] = None) -> str:
+             nop5: Optional[dict] = None, trace_rates: Optional[dict] = None) -> str:
     measured_targets = targets(compilers, generator_seconds, compile_ms, compile_pairs)
     lines = ["# Performance", "",
              f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `{command}` "
@@ -529,7 +551,7 @@ def document(compilers: List[Compiler], machine: Dict[str, str], generator_secon
                      [[f"`{name}`", f"{times['alone']:.0f}", f"{times['usdt.h']:.0f}", f"{times['header']:.0f}",
                        f"{times['header'] - times['alone']:+.0f}", f"{times['macros only'] - times['alone']:+.0f}"]
                       for name, times in compile_ms.items()]),
-              *nop5_section(nop5)]
+              *nop5_section(nop5), *trace_rate_section(trace_rates)]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -540,6 +562,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path, required=True)
     parser.add_argument("--command", default="bench/run.sh", help="the command the document names as its source")
     parser.add_argument("--nop5", type=Path, help="bench/nop5/nop5_hit_cost.py's JSON output")
+    parser.add_argument("--trace-rate", type=Path, help="bench/trace_rate/trace_rate.py's JSON output")
     arguments = parser.parse_args()
     builds = dict(build.split("=", 1) for build in arguments.build)
 
@@ -558,7 +581,9 @@ def main() -> None:
     generator_seconds = measure.generator_seconds(python)
     compile_ms = measure.compile_milliseconds(commands, python)
     nop5 = json.loads(arguments.nop5.read_text()) if arguments.nop5 else None
-    arguments.output.write_text(document(compilers, machine, generator_seconds, compile_ms, compile_pairs, arguments.command, nop5))
+    trace_rates = json.loads(arguments.trace_rate.read_text()) if arguments.trace_rate else None
+    arguments.output.write_text(document(compilers, machine, generator_seconds, compile_ms, compile_pairs,
+                                         arguments.command, nop5, trace_rates))
     print(f"wrote {arguments.output}", file=sys.stderr)
 
 

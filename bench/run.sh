@@ -29,5 +29,13 @@ fi
 
 # The Python CMake chose for the generator: the generator's timing is its.
 python=$(sed -n 's/^USDT_PYTHON_EXECUTABLE:[A-Z]*=//p' "$build/GCC/CMakeCache.txt")
+
+# usdt trace's hits per second, printed and counted in maps (root and bpftrace).
+trace_rate=()
+if ((EUID == 0)) && command -v bpftrace >/dev/null; then
+  "$python" "$repository/bench/trace_rate/trace_rate.py" --usdt "$build/GCC/bin/usdt" \
+            --build-dir "$build/trace_rate" >"$build/trace_rate.json"
+  trace_rate=(--trace-rate "$build/trace_rate.json")
+fi
 "$python" "$repository/bench/report.py" --build "GCC=$build/GCC" --build "Clang=$build/Clang" \
-          --output "$repository/docs/PERFORMANCE.md" --command "bench/run.sh" "${nop5[@]}"
+          --output "$repository/docs/PERFORMANCE.md" --command "bench/run.sh" "${nop5[@]}" "${trace_rate[@]}"
