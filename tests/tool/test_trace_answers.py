@@ -151,7 +151,7 @@ class OptionTest(unittest.TestCase):
         self.assertIn("@usdt_started[0, (uint64)pid, (uint64)tid] = nsecs;", result.stdout)
 
 
-class LiveTest(unittest.TestCase):
+class TracingTestCase(unittest.TestCase):
     maxDiff = None
 
     def setUp(self):
@@ -161,6 +161,10 @@ class LiveTest(unittest.TestCase):
         result = usdt("trace", PROGRAMS["spans"], *arguments, "--", PROGRAMS["spans"], environment=environment)
         self.assertEqual(result.returncode, 0, result.stderr)
         return result
+
+
+class LiveTest(TracingTestCase):
+    """Traces: as root, with bpftrace (any release: tool.bpftrace_releases runs these in roots)."""
 
     def test_summaries_counted_in_the_kernel(self):
         result = self.trace("--latency", "--count", "--histogram", "spans:value:v", "--json")
@@ -282,8 +286,17 @@ class LiveTest(unittest.TestCase):
                           "slices": 5, "overlapping_start": 1, "unmatched_done": 1, "in_flight": 1})
         names = {(event["name"], event["args"]["name"]) for event in events if event["ph"] == "M"}
         self.assertIn(("process_name", "tool_spans"), names)
-        # As a viewer sees it: Chrome DevTools' trace engine (tests/timeline), and its format checked.
         self.assertEqual(trace_events.check_trace_file(timeline), [])
+
+
+class ViewerTest(TracingTestCase):
+    """The timeline as a viewer loads it: Chrome DevTools' trace engine (tests/timeline, Node)."""
+
+    def test_spans_in_a_viewer(self):
+        timeline = Path(OPTIONS.work_dir) / "spans-viewer.json"
+        result = self.trace("--timeline", timeline, "--latency")
+        _, measured = split_output(result.stdout)
+        pid = json.loads(timeline.read_text())["traceEvents"][0]["pid"]
         loaded = trace_viewer.load_in_viewer(timeline)
         self.assertEqual(trace_viewer.viewer_problems(timeline, loaded), [])
         shown = sorted(slice_["dur"] * 1000 for _, _, slice_ in trace_viewer.thread_slices(loaded)
