@@ -1,9 +1,10 @@
 /*
- * Spans whose durations the tests know, because this program measures them itself (the same
- * clock as BPF's nsecs, CLOCK_MONOTONIC) and prints them, one line per span:
- *   request ID NANOSECONDS   spans:request__start(id) ... request__done(id), started on the
- *                            main thread and done on a worker; ids 1-4 overlap
- *   step TID NANOSECONDS     spans:step__start ... step__done on each of two threads
+ * Spans whose durations the tests know within bounds: this program measures each around its
+ * probes (the same clock as BPF's nsecs, CLOCK_MONOTONIC) and knows how long it slept between
+ * them, and prints, one line per span, `KIND NUMBER MEASURED SLEPT` (ns):
+ *   request ID ...   spans:request__start(id) ... request__done(id), started on the main
+ *                    thread and done on a worker; ids 1-4 overlap
+ *   step ROUND ...   spans:step__start(round) ... step__done(round) on each of two threads
  * and what no pairing may count as a span: a done without a start (id 99), a start restarted
  * (id 5: counted once, from its second start), a start never done (id 6). spans:value fires
  * with -5, -1, 0, 3, 1000 and 2^40. With `--flood N`, it only fires spans:flood N times, as
@@ -41,7 +42,8 @@ static void *finish_requests(void *unused) {
         SPANS_REQUEST_DONE(id, 200);
         uint64_t took = now() - started[id];
         pthread_mutex_lock(&output);
-        printf("request %llu %llu\n", (unsigned long long)id, (unsigned long long)took);
+        printf("request %llu %llu %llu\n", (unsigned long long)id, (unsigned long long)took,
+               (unsigned long long)(5 - id) * 2500000u);
         pthread_mutex_unlock(&output);
     }
     return NULL;
@@ -56,7 +58,7 @@ static void *steps(void *unused) {
         SPANS_STEP_DONE(round);
         uint64_t took = now() - start;
         pthread_mutex_lock(&output);
-        printf("step %d %llu\n", round, (unsigned long long)took);
+        printf("step %d %llu %llu\n", round, (unsigned long long)took, 1000000ull * (unsigned long long)round);
         pthread_mutex_unlock(&output);
     }
     return NULL;
@@ -92,7 +94,7 @@ int main(int argc, char **argv) {
     SPANS_REQUEST_START(5, get);
     sleep_us(2000);
     SPANS_REQUEST_DONE(5, 200);
-    printf("request 5 %llu\n", (unsigned long long)(now() - started[5]));
+    printf("request 5 %llu 2000000\n", (unsigned long long)(now() - started[5]));
     SPANS_REQUEST_START(6, get);
     static const int64_t values[] = {-5, -1, 0, 3, 1000, (int64_t)1 << 40};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
