@@ -12,7 +12,7 @@ and names the probes whose hits were lost.
 import re
 import sys
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 from . import hits, summaries, unread_strings
 from .timeline import Timeline
@@ -41,12 +41,14 @@ class Output:
         self.maps = summaries.MapReader()
         self.received: Dict[str, int] = {}
         self.counted: Optional[Dict[int, int]] = None
+        self.attached_at: Optional[int] = None
         self.lost_reported = 0
         self.lost_since_warning = 0
         self.last_warning_at = float("-inf")
 
     def attached(self, at: int) -> None:
         """bpftrace attached every probe at `at` (nsecs): earlier hits are left out."""
+        self.attached_at = at
         if self.summary is not None:
             self.summary.start(at)
         if self.timeline is not None:
@@ -117,7 +119,10 @@ class Output:
         """The timeline written, and the account of lost hits on stderr: `usdt: lost N of M
         hits: PROBE COUNT, ...` when hits were lost (scripts may look for it)."""
         if self.timeline is not None:
-            self.timeline.close()
+            if self.attached_at is None:
+                self.timeline.abandon()     # stopped before it began: FILE stays as it was
+            else:
+                self.timeline.close()
         if not (self.lines or self.json_hits or self.timeline):
             return      # nothing was to come but the maps
         if self.counted is None:
@@ -145,6 +150,3 @@ def _warn(message: str) -> None:
     sys.stderr.write(f"usdt: warning: {message}\n")
     sys.stderr.flush()
 
-
-def probe_names(probes: Sequence[hits.TracedProbe]) -> List[str]:
-    return [probe.name for probe in probes]

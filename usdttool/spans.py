@@ -9,7 +9,7 @@ and the timeline (timeline.py) pair by these same rules.
 """
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from usdtgen import bpftrace_view, model
 from usdtgen.types import Kind
@@ -33,6 +33,11 @@ class Span:
     @property
     def matched_by(self) -> str:
         return f"by {self.key}" if self.key else "per thread"
+
+    @property
+    def title(self) -> str:
+        """`kvserver:request (by id)`: tells two spans of one pair apart."""
+        return f"{self.name} ({self.matched_by})"
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,8 @@ def parse_span(text: str, probes: Sequence[model.Probe]) -> Tuple[str, str, Opti
         raise ToolError(f"--span {text}: write START,DONE or START,DONE,KEY (KEY: an argument of both, or "
                         f"'{THREAD}'), for example --span kvserver:request__start,kvserver:request__done,id")
     start, done = (_probe_name(part, probes, "--span") for part in parts[:2])
+    if start == done:
+        raise ToolError(f"--span {text}: a span starts at one probe and ends at another")
     return start, done, parts[2] if len(parts) == 3 else None
 
 
@@ -93,7 +100,7 @@ def key_index(probe: model.Probe, key: Optional[str]) -> Optional[int]:
 def parse_histogram(number: int, text: str, probes: Sequence[model.Probe]) -> Histogram:
     """`PROBE:ARGUMENT` -> the histogram, the argument an integer bpftrace reads."""
     probe_text, _, argument = text.rpartition(":")
-    if not probe_text or not argument:
+    if ":" not in probe_text or not argument:
         raise ToolError(f"--histogram {text}: write PROVIDER:PROBE:ARGUMENT, for example "
                         f"--histogram kvserver:request__done:latency_ns")
     name = _probe_name(probe_text, probes, "--histogram")
@@ -159,6 +166,3 @@ def _span_name(start: str, done: str) -> str:
             return start[:-len(start_suffix)]
     return f"{start}..{done}"
 
-
-def probe_lookup(probes: Sequence[model.Probe]) -> Dict[str, model.Probe]:
-    return {_name(probe): probe for probe in probes}

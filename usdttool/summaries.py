@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import distribution
+from . import distribution, hits
 from .distribution import Distribution
 
 MAPS_START = "usdt-maps"
@@ -49,15 +49,19 @@ class MapReader:
     def feed(self, line: str) -> Tuple[bool, Optional[Snapshot]]:
         """(whether the line was part of a snapshot, the snapshot it finished if any)."""
         text = line.rstrip("\n")
+        words = text.split()
+        if words[:1] == [MAPS_START] and len(words) in (3, 4) and words[1].isdigit() and words[2].isdigit():
+            # A start inside a printing: its end was lost (below), and so is that printing.
+            self.current = Snapshot(int(words[1]), int(words[2]), words[3:] == ["final"])
+            return True, None
         if self.current is None:
-            words = text.split()
-            if words[:1] == [MAPS_START] and len(words) in (3, 4) and words[1].isdigit() and words[2].isdigit():
-                self.current = Snapshot(int(words[1]), int(words[2]), words[3:] == ["final"])
-                return True, None
             return False, None
         if text == MAPS_END:
             finished, self.current = self.current, None
-            return True, finished
+            # The marker lines and each map's lines are events in bpftrace's output buffer too:
+            # a flood can drop some. A printing without its counts says nothing; the next
+            # one's cumulative counts cover its interval too.
+            return True, (finished if "usdt_hits" in finished.maps else None)
         entry = _MAP_LINE.fullmatch(text.strip())
         if entry:
             key = tuple(int(part) for part in entry[2].split(",")) if entry[2] else ()
@@ -90,7 +94,6 @@ class Summaries:
         self.extremes: Dict[int, Distribution] = {}   # whole-trace min and max per aggregate
         self.in_flight: Dict[int, int] = {}
         self.intervals = 0
-        self.final_hits: Dict[int, int] = {}
 
     def start(self, attached_at: int) -> None:
         self.started_at = self.last_time = attached_at
@@ -102,7 +105,6 @@ class Summaries:
             self.extremes.setdefault(aggregate.number, Distribution()).add(extremes)
         start = self.last_time if self.last_time is not None else snapshot.time
         if snapshot.final:
-            self.final_hits = totals.hits
             self.in_flight = {}
             for key in snapshot.maps.get("usdt_started", {}):
                 self.in_flight[key[0]] = self.in_flight.get(key[0], 0) + 1
@@ -150,10 +152,10 @@ class Summaries:
             self.write("\n".join([heading, *blocks]) + "\n\n")
 
     def _counts(self, counts: Dict[int, int], seconds: float, what: str, since: float, until: float):
-        by_name: Dict[str, int] = {}
+        by_name: Dict[str, int] = {name: 0 for name in self.probe_names}    # those without hits too
         for number, count in counts.items():
             name = self.probe_names[number]
-            by_name[name] = by_name.get(name, 0) + count
+            by_name[name] += count
         ordered = sorted(by_name.items(), key=lambda item: (-item[1], item[0]))
         if self.as_json:
             return {"type": "counts", "period": what, "from_s": round(since, 6), "to_s": round(until, 6),
@@ -173,10 +175,11 @@ class Summaries:
         histogram = values.log2_histogram()
         if self.as_json:
             return {"type": aggregate.kind, **aggregate.describe, "period": what, "from_s": round(since, 6),
-                    "to_s": round(until, 6), **statistics, **problems,
-                    "log2_histogram": [{"low": low, "high": high, "count": count} for low, high, count in histogram]}
+                    "to_s": round(until, 6), **{name: _json(value) for name, value in statistics.items()},
+                    **problems, "log2_histogram": [{"low": _json(low), "high": _json(high), "count": count}
+                                                   for low, high, count in histogram]}
         unit = _duration if aggregate.kind == "latency" else _quantity
-        lines = [f"  {aggregate.title}: {count} in {seconds:.1f} s ({count / seconds:.1f}/s)"]
+        lines = [f"  {aggregate.title}: {count} in {seconds:.2f} s ({count / seconds:.1f}/s)"]
         if count:
             lines.append("    " + "  ".join(f"{name} {unit(statistics[name])}"
                                              for name in ("min", "p50", "p90", "p99", "max")))
@@ -213,12 +216,19 @@ def _extremes(snapshot: Snapshot, number: int, epoch: int) -> Distribution:
     return values
 
 
+def _json(value: Optional[int]) -> object:
+    """As hits.py writes integers: beyond 2^53 - 1, a string of digits."""
+    return str(value) if value is not None and abs(value) > hits.JSON_SAFE_INTEGER else value
+
+
 def _duration(nanoseconds: Optional[int]) -> str:
+    """Three significant digits in the largest unit that keeps the value under 1000: 999.6 us
+    is 1 ms, not 1e+03 us."""
     if nanoseconds is None:
         return "-"
     for unit, size in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if abs(nanoseconds) >= size:
-            return f"{nanoseconds / size:.3g}{unit}"
+        if abs(float(f"{nanoseconds / size:.3g}")) >= 1:
+            return f"{float(f'{nanoseconds / size:.3g}'):g}{unit}"
     return f"{nanoseconds}ns"
 
 

@@ -38,11 +38,11 @@ def find_bpftrace() -> str:
 
 
 def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, command: Sequence[str],
-           announcement: str, output) -> int:
+           announcement: str, output, command_output=None) -> int:
     """Runs bpftrace until Ctrl-C, the traced process's end, or the command's end, handing its
     lines to `output` (output.Output) as they come. Returns the command's status, else 0.
     `by_pid`: bpftrace gets `-p PID` (else the program's predicates keep to the process, and
-    usdt watches it end)."""
+    usdt watches it end). `command_output`: the command's standard output, if not usdt's."""
     arguments = [bpftrace, "-B", "line", "-e", program]
     if pid is not None and by_pid:
         arguments += ["-p", str(pid)]
@@ -66,13 +66,13 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, command
             raise ToolError(f"bpftrace exited with status {tracer.wait()} before attaching (its message is above)")
         sys.stderr.write(announcement + "\n")
         sys.stderr.flush()
-        child = _start(command, command_done) if command else None
+        if interrupted.is_set():
+            return 130     # Ctrl-C as bpftrace attached: the command is not started
+        child = _start(command, command_done, command_output) if command else None
         if pid is not None and not by_pid:
             _watch_process(pid, command_done)
         while output.print_lines():
-            if interrupted.is_set():
-                stopper.send()
-            elif command_done.is_set():
+            if interrupted.is_set() or command_done.is_set():
                 output.stop_when_quiet()
         if tracer.wait() != 0 and not (interrupted.is_set() or command_done.is_set()):
             messages.join(timeout=1)
@@ -178,8 +178,12 @@ class _Output:
         return True
 
     def stop_when_quiet(self) -> None:
+        """Stops bpftrace once it has printed what it holds: first the program's gate is closed
+        (trace.bt.j2: no hit counts after usdt's kill(itself, 0)), then, once the output has
+        been quiet a moment, or at most MAX_STOP_DELAY later, SIGINT."""
         now = time.monotonic()
         if self.stop_requested_at is None:
+            os.kill(os.getpid(), 0)
             self.stop_requested_at = now
         if now - self.last_line_at >= self.QUIET or now - self.stop_requested_at >= self.MAX_STOP_DELAY:
             self.stopper.send()
@@ -216,10 +220,10 @@ class _Stopper:
             time.sleep(0.05)
 
 
-def _start(command: Sequence[str], done: threading.Event) -> subprocess.Popen:
+def _start(command: Sequence[str], done: threading.Event, stdout=None) -> subprocess.Popen:
     """Runs the command; `done` is set when it ends."""
     try:
-        child = subprocess.Popen(command)
+        child = subprocess.Popen(command, stdout=stdout)
     except OSError as error:
         raise ToolError(f"cannot run {command[0]}: {error.strerror}") from None
 

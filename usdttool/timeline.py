@@ -8,7 +8,9 @@ and threads get their names. Times are microseconds since usdt attached (the fil
 otherData gives that moment's CLOCK_MONOTONIC), which keeps nanoseconds exact in a double.
 
 The events are written as they come, into a file beside FILE that replaces it at the end:
-a trace cut short leaves no half-written FILE.
+a trace cut short, or stopped before it began, leaves FILE as it was. FILE is a regular file
+or none yet (through a symbolic link, the file it names): a device, a FIFO or a directory
+is refused before tracing starts, since replacing it would destroy it.
 """
 
 import json
@@ -20,12 +22,17 @@ from typing import Dict, Optional, Sequence, Tuple
 from usdtgen import model
 
 from . import hits
+from .errors import ToolError, warn
 from .spans import Span, key_index
 
 
 class Timeline:
     def __init__(self, path: str, spans: Sequence[Span], probes: Sequence[model.Probe]):
-        self.path = path
+        if not path:
+            raise ToolError("--timeline: give the trace file's name (kvserver.json)")
+        self.path = os.path.realpath(path)
+        if os.path.lexists(self.path) and not os.path.isfile(self.path):
+            raise ToolError(f"--timeline {path}: not a regular file; the trace replaces its file at the end")
         self.spans = spans
         by_name = {f"{probe.provider}:{probe.name}": probe for probe in probes}
         # probe name -> [(span, is_start, key index or None)]
@@ -40,8 +47,12 @@ class Timeline:
         self.process_names: Dict[int, str] = {}
         self.thread_names: Dict[Tuple[int, int], str] = {}
         self.hits = 0
-        directory = os.path.dirname(os.path.abspath(path))
-        descriptor, self.partial = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=directory)
+        directory = os.path.dirname(self.path)
+        try:
+            descriptor, self.partial = tempfile.mkstemp(prefix=f".{os.path.basename(self.path)}.", dir=directory)
+        except OSError as error:
+            raise ToolError(f"--timeline {path}: cannot write in {directory}: {error.strerror}") from None
+        self.shown_path = path
         self.file = os.fdopen(descriptor, "w", encoding="utf-8")
         self.file.write('{"traceEvents":[\n')
         self.first = True
@@ -79,9 +90,9 @@ class Timeline:
                          "dur": (done.time - start.time) / 1000, "pid": start.pid, "tid": start.tid,
                          "args": arguments})
             return
-        common = {"name": span.name, "cat": "usdt", "id": f"{start.pid}:{key}", "pid": start.pid}
+        common = {"name": span.name, "cat": "usdt", "id": f"{span.number}:{start.pid}:{key}", "pid": start.pid}
         self._event({"ph": "b", **common, "ts": self._ts(start.time), "tid": start.tid,
-                     "args": {f"{span.key}": hits.json_value_of(start, span.key)}})
+                     "args": {span.key: hits.json_value_of(start, span.key)}})
         self._event({"ph": "e", **common, "ts": self._ts(done.time), "tid": done.tid, "args": arguments})
 
     def _ts(self, time: int) -> float:
@@ -106,25 +117,33 @@ class Timeline:
         for span_number, _, _ in self.open:
             in_flight[span_number] = in_flight.get(span_number, 0) + 1
         other = {"tool": "usdt trace", "monotonic_ns_at_zero": self.origin,
-                 "spans": {span.name: {"start": span.start, "done": span.done, "matched": span.matched_by,
+                 "spans": {span.title: {"name": span.name, "start": span.start, "done": span.done, "matched": span.matched_by,
                                        "slices": self.slices[span.number], **self.problems[span.number],
                                        "in_flight": in_flight.get(span.number, 0)} for span in self.spans}}
-        self.file.write('\n],"displayTimeUnit":"ns","otherData":' + json.dumps(other, separators=(",", ":")) + "}\n")
-        self.file.close()
-        # As open() would have made it: mkstemp's file is its owner's alone.
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(self.partial, 0o666 & ~mask)
-        os.replace(self.partial, self.path)
+        try:
+            self.file.write('\n],"displayTimeUnit":"ns","otherData":' + json.dumps(other, separators=(",", ":")) + "}\n")
+            self.file.close()
+            # As open() would have made it: mkstemp's file is its owner's alone.
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(self.partial, 0o666 & ~mask)
+            os.replace(self.partial, self.path)
+        except OSError as error:
+            warn(f"--timeline {self.shown_path}: the trace could not be written: {error.strerror}")
+            self.abandon()
+            return
         slices = sum(self.slices.values())
         spans = f" and {_plural(slices, 'span')}" if self.spans else ""
         sys.stderr.write(f"usdt: wrote {_plural(self.hits, 'hit')}{spans} to "
-                         f"{self.path}: open it in https://ui.perfetto.dev\n")
+                         f"{self.shown_path}: open it in https://ui.perfetto.dev\n")
 
     def abandon(self) -> None:
-        """Removes the partial file (usdt failed before the trace was complete)."""
+        """Removes the partial file: FILE stays as it was."""
         self.file.close()
-        os.unlink(self.partial)
+        try:
+            os.unlink(self.partial)
+        except FileNotFoundError:
+            pass
 
 
 def _process_name(pid: int) -> Optional[str]:

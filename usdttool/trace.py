@@ -13,6 +13,7 @@ trace_program.py and run in supervisor.py; bpftrace017.py holds the workarounds 
 """
 
 import argparse
+import dataclasses
 import os
 import sys
 from typing import List, Sequence
@@ -89,7 +90,8 @@ def run(args) -> int:
             raise ToolError(f"process {args.pid} maps no file with USDT probes (no .note.stapsdt section)")
     described = trace_program.describe(modules, args.provider_file)
     every_probe = [probe for _, probes in described for probe, _ in probes]
-    measures = _measures(args, every_probe)
+    chosen = [probe for _, probes in trace_program.select(described, patterns, what) for probe, _ in probes]
+    measures = _measures(args, chosen, every_probe)
     # The probes the measures name are traced, whatever the patterns say.
     named = {name for span in measures.spans for name in (span.start, span.done)} | \
         {histogram.probe for histogram in measures.histograms}
@@ -119,17 +121,18 @@ def run(args) -> int:
     if plan.aggregates or measures.count:
         summary = summaries.Summaries(_aggregates(measures), _names_by_number(traced), measures.count,
                                       args.json, sys.stdout.write)
-    timeline = Timeline(args.timeline, measures.spans, every_probe) if args.timeline else None
-    output = Output(traced, unread_strings.UnreadStrings(selected), lines=measures.lines,
-                    json_hits=args.json and summary is None, summary=summary, timeline=timeline)
-    completed = False
+    timeline = None
     try:
-        status = supervisor.trace(bpftrace, program, args.pid, by_pid, command, announcement, output)
-        completed = True
+        timeline = Timeline(args.timeline, measures.spans, every_probe) if args.timeline is not None else None
+        output = Output(traced, unread_strings.UnreadStrings(selected), lines=measures.lines,
+                        json_hits=args.json and summary is None, summary=summary, timeline=timeline)
+        # With --json, standard output is JSON alone: the command's own output goes to stderr.
+        status = supervisor.trace(bpftrace, program, args.pid, by_pid, command, announcement, output,
+                                  command_output=sys.stderr if args.json else None)
+        timeline = None
+        output.finish()
     finally:
-        if completed or timeline is None:
-            output.finish()
-        else:
+        if timeline is not None:
             timeline.abandon()
     return status
 
@@ -144,19 +147,22 @@ def _seconds(text: str) -> int:
     return seconds
 
 
-def _measures(args, probes) -> trace_program.Measures:
-    """What the options ask for, each probe they name checked."""
+def _measures(args, chosen, probes) -> trace_program.Measures:
+    """What the options ask for, each probe they name checked: --latency's pairs among the
+    `chosen` probes (the patterns'), --span's and --histogram's among all `probes`."""
     aggregating = bool(args.latency or args.span or args.count or args.histogram)
     if args.interval and not aggregating:
         raise ToolError("--interval prints summaries: add --latency, --span, --count or --histogram")
-    pairs = [(start, done, None) for start, done in spans.conventional_pairs(probes)] if args.latency else []
+    pairs = [(start, done, None) for start, done in spans.conventional_pairs(chosen)] if args.latency else []
     if args.latency and not pairs and not args.span:
-        names = " ".join(sorted({f"{probe.provider}:{probe.name}" for probe in probes}))
+        names = " ".join(sorted({f"{probe.provider}:{probe.name}" for probe in chosen}))
         raise ToolError(f"--latency: no probes named X__start and X__done (or __begin/__end, __entry/__return) "
                         f"among {names}; name a pair with --span START,DONE")
     pairs += [spans.parse_span(text, probes) for text in args.span]
-    made = [spans.make_span(number, start, done, key, probes) for number, (start, done, key)
-            in enumerate(dict.fromkeys(pairs))]
+    # The same span asked twice (--latency's pair, named again with its key) is measured once.
+    made = list({(span.start, span.done, span.key): span for span in reversed(
+        [spans.make_span(0, start, done, key, probes) for start, done, key in pairs])}.values())[::-1]
+    made = [dataclasses.replace(span, number=number) for number, span in enumerate(made)]
     histograms = [spans.parse_histogram(len(made) + number, text, probes)
                   for number, text in enumerate(dict.fromkeys(args.histogram))]
     return trace_program.Measures(lines=not (aggregating or args.json or args.timeline),
@@ -165,7 +171,7 @@ def _measures(args, probes) -> trace_program.Measures:
 
 
 def _aggregates(measures: trace_program.Measures) -> List[summaries.Aggregate]:
-    made = [summaries.Aggregate(span.number, f"{span.name} ({span.matched_by})", "latency", span.number,
+    made = [summaries.Aggregate(span.number, span.title, "latency", span.number,
                                 {"span": span.name, "start": span.start, "done": span.done,
                                  "matched": span.matched_by})
             for span in measures.spans]

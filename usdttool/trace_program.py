@@ -145,6 +145,12 @@ class ProbePlan:
         return self.traced.probe
 
     @property
+    def predicate(self) -> str:
+        """Its file's predicate, and the gate: hits count from BEGIN (every probe attached) until
+        usdt starts to stop bpftrace (the program's `kill` tracepoint)."""
+        return " && ".join(part for part in (self.target.predicate, "@usdt_on") if part)
+
+    @property
     def holds_strings(self) -> bool:
         return bool((self.line or self.record) and bpftrace_view.bpftrace_string_arguments(self.probe))
 
@@ -154,6 +160,12 @@ class Plan:
     probes: Tuple[ProbePlan, ...]
     interval: Optional[int]                      # seconds between the maps' printings; None: at the end only
     aggregates: Tuple[int, ...]                  # the aggregates' numbers
+    stopper: int                                 # the process whose kill(itself, 0) closes the gate
+
+    @property
+    def epochs(self) -> bool:
+        """Whether the program numbers its intervals (@usdt_epoch)."""
+        return bool(self.interval or self.aggregates)
 
     @property
     def maps(self) -> Tuple[str, ...]:
@@ -206,7 +218,7 @@ def plan(selected, predicate: str, measures: Measures) -> Plan:
                                          _record(traced) if measures.records else None, starts, dones, histograms))
             number += 1
     aggregates = tuple(span.number for span in measures.spans) + tuple(h.number for h in measures.histograms)
-    return Plan(tuple(probe_plans), measures.interval, aggregates)
+    return Plan(tuple(probe_plans), measures.interval, aggregates, os.getpid())
 
 
 def _key(probe: model.Probe, span: spans_module.Span) -> str:

@@ -174,7 +174,7 @@ class ScriptTest(TraceTestCase):
         # A string is read once; a hit where it read "" from a pointer that is not NULL is
         # marked for usdt to read it (UnreadStringsTest).
         # Each probe counts its hits, for the account of those lost (test_trace_answers.py).
-        self.assertIn(f'usdt:"{path}":kvcache:fill\n{{\n    @usdt_hits[0] = count();\n    $string1 = str(arg1);\n',
+        self.assertIn(f'usdt:"{path}":kvcache:fill /@usdt_on/\n{{\n    @usdt_hits[0] = count();\n    $string1 = str(arg1);\n',
                       result.stdout)
         self.assertIn('    if ((arg1 != 0 && strncmp($string1, "", 1) == 0)) {\n'
                       '        printf("usdt-trace-unread 0 0x%lx 0x%lx '
@@ -184,10 +184,10 @@ class ScriptTest(TraceTestCase):
                       "    } else {\n"
                       '        printf("%llu pid=%d tid=%d kvcache:fill id=%llu key=\\"%s\\" op=%lld\\n",\n'
                       "               nsecs, pid, tid, arg0, $string1, arg2);\n    }\n}", result.stdout)
-        self.assertIn(f'usdt:"{path}":kvcache:get\n{{\n    @usdt_hits[1] = count();\n'
+        self.assertIn(f'usdt:"{path}":kvcache:get /@usdt_on/\n{{\n    @usdt_hits[1] = count();\n'
                       '    printf("%llu pid=%d tid=%d kvcache:get id=%llu status=%lld hit=%s entry=0x%lx\\n",\n'
                       '           nsecs, pid, tid, arg0, arg1, arg2 ? "true" : "false", arg3);\n}', result.stdout)
-        self.assertIn(f'usdt:"{path}":kvserver:request__done\n{{\n    @usdt_hits[3] = count();\n'
+        self.assertIn(f'usdt:"{path}":kvserver:request__done /@usdt_on/\n{{\n    @usdt_hits[3] = count();\n'
                       '    printf("%llu pid=%d tid=%d kvserver:request__done id=%llu status=%lld latency_ns=%llu\\n",\n'
                       "           nsecs, pid, tid, arg0, arg1, arg2);\n}", result.stdout)
 
@@ -195,12 +195,12 @@ class ScriptTest(TraceTestCase):
         # cxxapp links libstdc++, whose sys/sdt.h probes have no .note.usdt records.
         quiet = usdt("trace", PROGRAMS["cxxapp"], "--script")
         self.assertEqual((quiet.returncode, quiet.stderr), (0, ""))
-        self.assertIn(":cxxapp:work\n", quiet.stdout)
+        self.assertIn(":cxxapp:work /@usdt_on/\n", quiet.stdout)
         self.assertNotIn("libstdc++", quiet.stdout)
         named = usdt("trace", PROGRAMS["cxxapp"], "cxxapp:*", "libstdcxx:throw", "--script")
         self.assertEqual((named.returncode, named.stderr), (0, ""))
-        self.assertIn(":cxxapp:work\n", named.stdout)
-        self.assertRegex(named.stdout, r'usdt:"[^"]*libstdc\+\+[^"]*":libstdcxx:throw\n')
+        self.assertIn(":cxxapp:work /@usdt_on/\n", named.stdout)
+        self.assertRegex(named.stdout, r'usdt:"[^"]*libstdc\+\+[^"]*":libstdcxx:throw /@usdt_on/\n')
 
     def test_a_process_with_patterns(self):
         # With -p, every operand is a pattern; the process's shared library is traced too.
@@ -213,7 +213,7 @@ class ScriptTest(TraceTestCase):
             program.kill()
             program.wait()
         self.assertEqual((result.returncode, result.stderr), (0, ""))
-        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+)$', result.stdout, re.MULTILINE),
+        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /@usdt_on/$', result.stdout, re.MULTILINE),
                          [("tool_kvserver", "kvcache:tick"), ("libtool_kvstore.so", "kvstore:lookup")])
 
     def test_names_that_are_not_identifiers_stay_out_of_the_program(self):
@@ -235,15 +235,15 @@ class ScriptTest(TraceTestCase):
         # The library it loads from its directory ($ORIGIN) cannot be traced there.
         self.assertEqual((result.returncode, result.stderr.count("\n")), (0, 1), result)
         self.assertRegex(result.stderr, r"^usdt: warning: .*/with:colon/libtool_kvstore.so: .*its probes are left out\n")
-        self.assertIn(f'usdt:"{link}":kvcache:tick\n', result.stdout)
+        self.assertIn(f'usdt:"{link}":kvcache:tick /@usdt_on/\n', result.stdout)
 
     def test_paths_are_quoted(self):
         # libstdc++.so.6 is a syntax error unquoted; a space, quotes and a backslash are escaped.
         copies = copy_programs(OPTIONS.work_dir / UNUSUAL_DIRECTORY, "kvserver", "kvstore")
         result = usdt("trace", copies["kvserver"], "--script")
         self.assertEqual((result.returncode, result.stderr), (0, ""))
-        self.assertIn(f"usdt:{bpftrace_path(copies['kvserver'])}:kvcache:tick\n{{\n", result.stdout)
-        self.assertIn(f"usdt:{bpftrace_path(copies['kvstore'])}:kvstore:lookup\n{{\n", result.stdout)
+        self.assertIn(f"usdt:{bpftrace_path(copies['kvserver'])}:kvcache:tick /@usdt_on/\n{{\n", result.stdout)
+        self.assertIn(f"usdt:{bpftrace_path(copies['kvstore'])}:kvstore:lookup /@usdt_on/\n{{\n", result.stdout)
 
     def test_a_file_bpftrace_cannot_attach_to_is_left_out_with_a_warning(self):
         # An '*' in a quoted path is still a wildcard: another file could match it.
@@ -261,11 +261,11 @@ class ScriptTest(TraceTestCase):
         # which it loads with dlopen(), is traced when named (an operand with a '/').
         result = usdt("trace", PROGRAMS["twolibs"], "--script")
         self.assertEqual((result.returncode, result.stderr), (0, ""))
-        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+)$', result.stdout, re.MULTILINE),
+        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /@usdt_on/$', result.stdout, re.MULTILINE),
                          [("libtool_core_a.so", "core:hit")])
         result = usdt("trace", PROGRAMS["twolibs"], PROGRAMS["core_b"], "core:*", "--script")
         self.assertEqual((result.returncode, result.stderr), (0, ""))
-        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+)$', result.stdout, re.MULTILINE),
+        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /@usdt_on/$', result.stdout, re.MULTILINE),
                          [("libtool_core_a.so", "core:hit"), ("libtool_core_b.so", "core:hit")])
 
     def test_one_probe_in_two_files_of_a_process_is_kept_to_it_by_a_predicate(self):
@@ -277,13 +277,13 @@ class ScriptTest(TraceTestCase):
             program.kill()
             program.communicate()
         self.assertEqual((result.returncode, result.stderr), (0, ""))
-        self.assertEqual(sorted(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) (/.*/)$', result.stdout, re.MULTILINE)),
-                         [(os.path.basename(PROGRAMS[name]), "core:hit", f"/pid == {program.pid}/")
+        self.assertEqual(sorted(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /(.*) && @usdt_on/$', result.stdout, re.MULTILINE)),
+                         [(os.path.basename(PROGRAMS[name]), "core:hit", f"pid == {program.pid}")
                           for name in ("core_a", "core_b")])
 
     def test_patterns_choose_probes(self):
         result = usdt("trace", PROGRAMS["kvserver"], "kvserver:request__*", "--script")
-        self.assertEqual(re.findall(r"^usdt:[^:]+:(\S+)$", result.stdout, re.MULTILINE),
+        self.assertEqual(re.findall(r"^usdt:[^:]+:(\S+) /@usdt_on/$", result.stdout, re.MULTILINE),
                          ["kvserver:request__done", "kvserver:request__start"])
         # A provider alone means all of its probes.
         result = usdt("trace", PROGRAMS["kvserver"], "kvcache", "--script")

@@ -43,10 +43,11 @@ def usdt(*arguments, environment: Optional[Dict[str, str]] = None) -> subprocess
                           check=False, timeout=TRACE_TIMEOUT, env=dict(os.environ, **(environment or {})))
 
 
-def split_output(stdout: str):
-    """(JSON objects usdt printed, the program's own lines: {kind: [(name, ns)]})."""
+def split_output(result: subprocess.CompletedProcess):
+    """(JSON objects usdt printed, the program's own lines: {kind: [(name, (measured, slept))]}),
+    from usdt's output and the program's (which --json sends to stderr)."""
     objects, measured = [], {}
-    for line in stdout.splitlines():
+    for line in (result.stdout + result.stderr).splitlines():
         if line.startswith("{"):
             objects.append(json.loads(line))
         elif re.fullmatch(r"(request|step) \d+ \d+ \d+", line):
@@ -173,13 +174,13 @@ class LiveTest(TracingTestCase):
 
     def test_summaries_counted_in_the_kernel(self):
         result = self.trace("--latency", "--count", "--histogram", "spans:value:v", "--json")
-        objects, measured = split_output(result.stdout)
-        self.assertNotIn("lost", result.stderr)
+        objects, measured = split_output(result)
+        self.assertTrue(all(line.startswith("{") for line in result.stdout.splitlines()), result.stdout)
         by_type = {}
         for summary in objects:
             self.assertEqual(summary["period"], "total")
             by_type.setdefault(summary["type"], []).append(summary)
-        self.assertEqual(by_type["counts"][0]["hits"], COUNTS)
+        self.assertEqual(by_type["counts"][0]["hits"], {**COUNTS, "spans:flood": 0})
         latencies = {summary["span"]: summary for summary in by_type["latency"]}
         self.assertEqual(set(latencies), {"spans:request", "spans:step"})
         request, step = latencies["spans:request"], latencies["spans:step"]
@@ -228,7 +229,10 @@ class LiveTest(TracingTestCase):
                               environment=small_buffer)
                 self.assertEqual(result.returncode, 0, result.stderr)
                 lines = result.stdout.splitlines()
-                lines.remove(str(fired))    # the program's last line: its count
+                if mode:
+                    self.assertIn(f"\n{fired}\n", result.stderr)   # the program's output, apart
+                else:
+                    lines.remove(str(fired))    # the program's last line: its count
                 if mode:
                     self.assertTrue(all(json.loads(line)["probe"] == "spans:flood" for line in lines))
                 else:
@@ -244,10 +248,10 @@ class LiveTest(TracingTestCase):
         timeline = Path(OPTIONS.work_dir) / "spans.json"
         result = self.trace("--json", "--timeline", timeline, "--latency")
         # With --latency, --json prints summaries; the hits go to the timeline.
-        objects, measured = split_output(result.stdout)
+        objects, measured = split_output(result)
         self.assertEqual({summary["type"] for summary in objects}, {"latency"})
         result = self.trace("--json", "--timeline", timeline)
-        objects, measured = split_output(result.stdout)
+        objects, measured = split_output(result)
         self.assertIn(f"to {timeline}: open it in https://ui.perfetto.dev", result.stderr)
         self.assertEqual({name: sum(1 for hit in objects if hit["probe"] == name) for name in COUNTS}, COUNTS)
         program_pid = objects[0]["pid"]
@@ -272,7 +276,7 @@ class LiveTest(TracingTestCase):
         timeline = Path(OPTIONS.work_dir) / "spans-latency.json"
         result = self.trace("--timeline", timeline, "--latency")
         self.assertEqual(result.stdout.count("{"), 0)
-        _, measured = split_output(result.stdout)
+        _, measured = split_output(result)
         trace = json.loads(timeline.read_text())
         events = trace["traceEvents"]
         steps = sorted(event["dur"] * 1000 for event in events if event["ph"] == "X")
@@ -283,14 +287,15 @@ class LiveTest(TracingTestCase):
         ends = {event["id"]: event for event in events if event["ph"] == "e"}
         pid = next(iter(begins.values()))["pid"]
         self.assertEqual(sorted(begins), sorted(ends))
-        self.assertEqual(sorted(begins), sorted(f"{pid}:{id}" for id in range(1, 6)))
+        # The span's number (0: the one span), the process, the key.
+        self.assertEqual(sorted(begins), sorted(f"0:{pid}:{id}" for id in range(1, 6)))
         for id, took in measured["request"]:
-            begin, end = begins[f"{pid}:{id}"], ends[f"{pid}:{id}"]
+            begin, end = begins[f"0:{pid}:{id}"], ends[f"0:{pid}:{id}"]
             within(self, (end["ts"] - begin["ts"]) * 1000, took, f"request {id}")
             if id <= 4:
                 self.assertNotEqual(begin["tid"], end["tid"], "done on the worker thread")
-        self.assertEqual(trace["otherData"]["spans"]["spans:request"],
-                         {"start": "spans:request__start", "done": "spans:request__done", "matched": "by id",
+        self.assertEqual(trace["otherData"]["spans"]["spans:request (by id)"],
+                         {"name": "spans:request", "start": "spans:request__start", "done": "spans:request__done", "matched": "by id",
                           "slices": 5, "overlapping_start": 1, "unmatched_done": 1, "in_flight": 1})
         names = {(event["name"], event["args"]["name"]) for event in events if event["ph"] == "M"}
         self.assertIn(("process_name", "tool_spans"), names)
@@ -303,7 +308,7 @@ class ViewerTest(TracingTestCase):
     def test_spans_in_a_viewer(self):
         timeline = Path(OPTIONS.work_dir) / "spans-viewer.json"
         result = self.trace("--timeline", timeline, "--latency")
-        _, measured = split_output(result.stdout)
+        _, measured = split_output(result)
         pid = json.loads(timeline.read_text())["traceEvents"][0]["pid"]
         loaded = trace_viewer.load_in_viewer(timeline)
         self.assertEqual(trace_viewer.viewer_problems(timeline, loaded), [])
@@ -313,9 +318,9 @@ class ViewerTest(TracingTestCase):
         for in_viewer, bounds in zip(shown, order_statistics(measured["step"])):
             within(self, in_viewer, bounds, "step in the viewer")
         requests = {span["id"]: span["dur"] * 1000 for span in loaded["async_slices"] if span["name"] == "spans:request"}
-        self.assertEqual(sorted(requests), sorted(f"{pid}:{id}" for id in range(1, 6)))
+        self.assertEqual(sorted(requests), sorted(f"0:{pid}:{id}" for id in range(1, 6)))
         for id, took in measured["request"]:
-            within(self, requests[f"{pid}:{id}"], took, f"request {id} in the viewer")
+            within(self, requests[f"0:{pid}:{id}"], took, f"request {id} in the viewer")
 
 
 def parse_arguments() -> None:
