@@ -94,32 +94,41 @@ class Summaries:
         self.extremes: Dict[int, Distribution] = {}   # whole-trace min and max per aggregate
         self.in_flight: Dict[int, int] = {}
         self.intervals = 0
+        self.last_epoch = -1                           # the last interval printed
 
     def start(self, attached_at: int) -> None:
         self.started_at = self.last_time = attached_at
 
     def take(self, snapshot: Snapshot) -> None:
         totals = _totals(snapshot, self.aggregates)
+        # The intervals since the last printing: one, or more where printings were lost (a
+        # flood, or bpftrace stopping, which prints no interval once it has its SIGINT).
+        epochs = range(self.last_epoch + 1, snapshot.epoch + 1)
         for aggregate in self.aggregates:
-            extremes = _extremes(snapshot, aggregate.number, snapshot.epoch)
+            extremes = _extremes(snapshot, aggregate.number, epochs)
             self.extremes.setdefault(aggregate.number, Distribution()).add(extremes)
         start = self.last_time if self.last_time is not None else snapshot.time
         if snapshot.final:
             self.in_flight = {}
-            for key in snapshot.maps.get("usdt_started", {}):
-                self.in_flight[key[0]] = self.in_flight.get(key[0], 0) + 1
+            # Starts before the done probe first fired may be of spans whose done it missed
+            # while bpftrace attached it (its probes go live one by one).
+            live_done = {key[0]: at for key, at in snapshot.maps.get("usdt_live_done", {}).items()}
+            for key, started_at in snapshot.maps.get("usdt_started", {}).items():
+                if started_at >= live_done.get(key[0], 0):
+                    self.in_flight[key[0]] = self.in_flight.get(key[0], 0) + 1
             if self.intervals:
-                self._print("interval", start, snapshot.time, snapshot, totals, self.previous)
+                self._print("interval", start, snapshot.time, snapshot, totals, self.previous, epochs)
             whole_start = self.started_at if self.started_at is not None else start
-            self._print("total", whole_start, snapshot.time, snapshot, totals, _Totals(), whole=True)
+            self._print("total", whole_start, snapshot.time, snapshot, totals, _Totals(), epochs, whole=True)
         else:
             self.intervals += 1
-            self._print("interval", start, snapshot.time, snapshot, totals, self.previous)
+            self._print("interval", start, snapshot.time, snapshot, totals, self.previous, epochs)
         self.previous = totals
         self.last_time = snapshot.time
+        self.last_epoch = snapshot.epoch
 
     def _print(self, what: str, start: int, end: int, snapshot: Snapshot, totals: _Totals, earlier: _Totals,
-               whole: bool = False) -> None:
+               epochs: range, whole: bool = False) -> None:
         seconds = max(end - start, 1) / 1e9
         since = (start - self.started_at) / 1e9 if self.started_at is not None else 0.0
         until = (end - self.started_at) / 1e9 if self.started_at is not None else seconds
@@ -131,7 +140,7 @@ class Summaries:
             values = totals.buckets.get(aggregate.number, Distribution()).minus(
                 earlier.buckets.get(aggregate.number, Distribution()))
             extremes = self.extremes.get(aggregate.number) if whole else \
-                _extremes(snapshot, aggregate.number, snapshot.epoch)
+                _extremes(snapshot, aggregate.number, epochs)
             if extremes is not None:
                 values.minimum, values.maximum = extremes.minimum, extremes.maximum
             problems = {}
@@ -201,18 +210,21 @@ def _totals(snapshot: Snapshot, aggregates: Sequence[Aggregate]) -> _Totals:
     return totals
 
 
-def _extremes(snapshot: Snapshot, number: int, epoch: int) -> Distribution:
-    """Min and max of aggregate `number` in interval `epoch`. bpftrace's max() of negative
-    values alone is 0, so the program keeps negative values apart, as the min and max of
-    their magnitudes."""
-    def entry(name: str) -> Optional[int]:
-        return snapshot.maps.get(name, {}).get((number, epoch))
+def _extremes(snapshot: Snapshot, number: int, epochs: range) -> Distribution:
+    """Min and max of aggregate `number` over the intervals `epochs`. bpftrace's max() of
+    negative values alone is 0, so the program keeps negative values apart, as the min and
+    max of their magnitudes."""
     values = Distribution()
-    negative_min, negative_max = entry("usdt_negative_min"), entry("usdt_negative_max")
-    values.minimum = -negative_min if negative_min is not None else entry("usdt_min")
-    values.maximum = entry("usdt_max")
-    if values.maximum is None and negative_max is not None:
-        values.maximum = -negative_max
+    for epoch in epochs:
+        def entry(name: str) -> Optional[int]:
+            return snapshot.maps.get(name, {}).get((number, epoch))
+        one = Distribution()
+        negative_min, negative_max = entry("usdt_negative_min"), entry("usdt_negative_max")
+        one.minimum = -negative_min if negative_min is not None else entry("usdt_min")
+        one.maximum = entry("usdt_max")
+        if one.maximum is None and negative_max is not None:
+            one.maximum = -negative_max
+        values.add(one)
     return values
 
 

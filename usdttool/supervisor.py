@@ -185,7 +185,8 @@ class _Output:
         if self.stop_requested_at is None:
             os.kill(os.getpid(), 0)
             self.stop_requested_at = now
-        if now - self.last_line_at >= self.QUIET or now - self.stop_requested_at >= self.MAX_STOP_DELAY:
+        quiet_since = max(self.last_line_at, self.stop_requested_at)
+        if now - quiet_since >= self.QUIET or now - self.stop_requested_at >= self.MAX_STOP_DELAY:
             self.stopper.send()
 
 

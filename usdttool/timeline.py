@@ -13,11 +13,12 @@ or none yet (through a symbolic link, the file it names): a device, a FIFO or a 
 is refused before tracing starts, since replacing it would destroy it.
 """
 
+import heapq
 import json
 import os
 import sys
 import tempfile
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from usdtgen import model
 
@@ -26,13 +27,29 @@ from .errors import ToolError, warn
 from .spans import Span, key_index
 
 
+# bpftrace reads each CPU's buffer in turn: a hit can come after later ones from other CPUs
+# (a span's done before its start). Hits are paired in time order, once this much later
+# ones have come, or at the end.
+_REORDER_WINDOW_NS = 2_000_000_000
+
+
+def checked_path(path: str) -> str:
+    """The file `--timeline PATH` writes (a link's target), or the error that says why it cannot."""
+    if not path:
+        raise ToolError("--timeline: give the trace file's name (kvserver.json)")
+    real_path = os.path.realpath(path)
+    if os.path.lexists(real_path) and not os.path.isfile(real_path):
+        raise ToolError(f"--timeline {path}: not a regular file; the trace replaces its file at the end")
+    directory = os.path.dirname(real_path)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        problem = "no such directory" if not os.path.isdir(directory) else "permission denied"
+        raise ToolError(f"--timeline {path}: cannot write in {directory}: {problem}")
+    return real_path
+
+
 class Timeline:
     def __init__(self, path: str, spans: Sequence[Span], probes: Sequence[model.Probe]):
-        if not path:
-            raise ToolError("--timeline: give the trace file's name (kvserver.json)")
-        self.path = os.path.realpath(path)
-        if os.path.lexists(self.path) and not os.path.isfile(self.path):
-            raise ToolError(f"--timeline {path}: not a regular file; the trace replaces its file at the end")
+        self.path = checked_path(path)
         self.spans = spans
         by_name = {f"{probe.provider}:{probe.name}": probe for probe in probes}
         # probe name -> [(span, is_start, key index or None)]
@@ -43,10 +60,13 @@ class Timeline:
         self.open: Dict[Tuple[int, int, int], hits.Hit] = {}
         self.problems = {span.number: {"overlapping_start": 0, "unmatched_done": 0} for span in spans}
         self.slices = {span.number: 0 for span in spans}
+        self.live_start: Dict[int, int] = {}     # span -> when its start probe first fired
+        self.live_done: Dict[int, int] = {}
         self.origin: Optional[int] = None
         self.process_names: Dict[int, str] = {}
         self.thread_names: Dict[Tuple[int, int], str] = {}
         self.hits = 0
+        self.pending: List[Tuple[int, int, hits.Hit]] = []    # a heap: (time, arrival, hit)
         directory = os.path.dirname(self.path)
         try:
             descriptor, self.partial = tempfile.mkstemp(prefix=f".{os.path.basename(self.path)}.", dir=directory)
@@ -61,9 +81,15 @@ class Timeline:
         self.origin = attached_at
 
     def add(self, hit: hits.Hit) -> None:
+        """Takes the hit; its events are written once no earlier hit can still come."""
+        heapq.heappush(self.pending, (hit.time, self.hits, hit))
+        self.hits += 1
+        while self.pending and self.pending[0][0] < hit.time - _REORDER_WINDOW_NS:
+            self._take(heapq.heappop(self.pending)[2])
+
+    def _take(self, hit: hits.Hit) -> None:
         if self.origin is None:
             self.origin = hit.time
-        self.hits += 1
         self._name(hit)
         arguments = hits.arguments_object(hit)
         self._event({"ph": "i", "s": "t", "name": hit.probe.name, "cat": "usdt", "ts": self._ts(hit.time),
@@ -71,6 +97,8 @@ class Timeline:
         for span, is_start, index in self.roles.get(hit.probe.name, ()):
             key = hit.tid if index is None else hit.values[index]
             slot = (span.number, hit.pid, key)
+            # As the kernel counts (trace.bt.j2): from when each probe first fired.
+            (self.live_start if is_start else self.live_done).setdefault(span.number, hit.time)
             if is_start:
                 if slot in self.open:
                     self.problems[span.number]["overlapping_start"] += 1
@@ -78,7 +106,8 @@ class Timeline:
                 continue
             start = self.open.pop(slot, None)
             if start is None:
-                self.problems[span.number]["unmatched_done"] += 1
+                if span.number in self.live_start:
+                    self.problems[span.number]["unmatched_done"] += 1
                 continue
             self.slices[span.number] += 1
             self._slice(span, start, hit, key)
@@ -109,13 +138,16 @@ class Timeline:
         self.first = False
 
     def close(self) -> None:
+        while self.pending:
+            self._take(heapq.heappop(self.pending)[2])
         for pid, name in self.process_names.items():
             self._event({"ph": "M", "name": "process_name", "pid": pid, "tid": pid, "args": {"name": name}})
         for (pid, tid), name in self.thread_names.items():
             self._event({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}})
         in_flight: Dict[int, int] = {}
-        for span_number, _, _ in self.open:
-            in_flight[span_number] = in_flight.get(span_number, 0) + 1
+        for (span_number, _, _), start in self.open.items():
+            if start.time >= self.live_done.get(span_number, 0):
+                in_flight[span_number] = in_flight.get(span_number, 0) + 1
         other = {"tool": "usdt trace", "monotonic_ns_at_zero": self.origin,
                  "spans": {span.title: {"name": span.name, "start": span.start, "done": span.done, "matched": span.matched_by,
                                        "slices": self.slices[span.number], **self.problems[span.number],

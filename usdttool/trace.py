@@ -18,10 +18,10 @@ import os
 import sys
 from typing import List, Sequence
 
-from . import bpftrace017, elf, libraries, process, spans, summaries, supervisor, trace_program, unread_strings
-from .output import Output
-from .timeline import Timeline
+from . import (bpftrace017, elf, libraries, process, spans, summaries, supervisor, timeline, trace_program,
+               unread_strings)
 from .errors import ToolError, warn
+from .output import Output
 
 
 def add_arguments(parser) -> None:
@@ -100,6 +100,8 @@ def run(args) -> int:
     by_pid = args.pid is not None and not bpftrace017.needs_pid_predicate(modules)
     predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
     plan = trace_program.plan(selected, predicate, measures)
+    if args.timeline is not None:
+        timeline.checked_path(args.timeline)    # before anything else can fail later
     program = trace_program.program(plan, supervisor.READY_LINE, unread_strings.MARKER)
     if args.script:
         sys.stdout.write(program)
@@ -121,19 +123,19 @@ def run(args) -> int:
     if plan.aggregates or measures.count:
         summary = summaries.Summaries(_aggregates(measures), _names_by_number(traced), measures.count,
                                       args.json, sys.stdout.write)
-    timeline = None
+    trace_file = None
     try:
-        timeline = Timeline(args.timeline, measures.spans, every_probe) if args.timeline is not None else None
+        trace_file = timeline.Timeline(args.timeline, measures.spans, every_probe) if args.timeline is not None else None
         output = Output(traced, unread_strings.UnreadStrings(selected), lines=measures.lines,
-                        json_hits=args.json and summary is None, summary=summary, timeline=timeline)
+                        json_hits=args.json and summary is None, summary=summary, timeline=trace_file)
         # With --json, standard output is JSON alone: the command's own output goes to stderr.
         status = supervisor.trace(bpftrace, program, args.pid, by_pid, command, announcement, output,
                                   command_output=sys.stderr if args.json else None)
-        timeline = None
+        trace_file = None
         output.finish()
     finally:
-        if timeline is not None:
-            timeline.abandon()
+        if trace_file is not None:
+            trace_file.abandon()
     return status
 
 
@@ -160,9 +162,11 @@ def _measures(args, chosen, probes) -> trace_program.Measures:
                         f"among {names}; name a pair with --span START,DONE")
     pairs += [spans.parse_span(text, probes) for text in args.span]
     # The same span asked twice (--latency's pair, named again with its key) is measured once.
-    made = list({(span.start, span.done, span.key): span for span in reversed(
-        [spans.make_span(0, start, done, key, probes) for start, done, key in pairs])}.values())[::-1]
-    made = [dataclasses.replace(span, number=number) for number, span in enumerate(made)]
+    unique = {}
+    for start, done, key in pairs:
+        span = spans.make_span(0, start, done, key, probes)
+        unique.setdefault((span.start, span.done, span.key), span)
+    made = [dataclasses.replace(span, number=number) for number, span in enumerate(unique.values())]
     histograms = [spans.parse_histogram(len(made) + number, text, probes)
                   for number, text in enumerate(dict.fromkeys(args.histogram))]
     return trace_program.Measures(lines=not (aggregating or args.json or args.timeline),

@@ -177,7 +177,7 @@ class Plan:
         if any(signed for probe in self.probes for _, _, signed in probe.histograms):
             written += ["usdt_negative_min", "usdt_negative_max"]
         if any(probe.starts or probe.dones for probe in self.probes):
-            written += ["usdt_unmatched", "usdt_overlapping", "usdt_started"]
+            written += ["usdt_unmatched", "usdt_overlapping", "usdt_started", "usdt_live_start", "usdt_live_done"]
         return tuple(written)
 
     @property

@@ -10,7 +10,9 @@ What the program fires is written here from its source, not taken from a tracer.
 import json
 import os
 import re
+import signal
 import subprocess
+import time
 import unittest
 from pathlib import Path
 from typing import Dict, Optional
@@ -151,6 +153,27 @@ class OptionTest(unittest.TestCase):
         result = usdt("trace", PROGRAMS["sdt_only"], "--script", "--latency")
         self.assertIn("--latency: no probes named X__start and X__done", result.stderr)
 
+    def test_what_is_measured(self):
+        # --latency pairs the probes the patterns chose; a span asked twice is measured once.
+        self.assertIn("--latency: no probes named X__start", self.error("spans:value", "--latency"))
+        program = usdt("trace", PROGRAMS["spans"], "--script", "--latency", "--span",
+                       "spans:request__start,spans:request__done,id").stdout
+        # Span 0, spans:request by id; span 1, spans:step per thread; no third.
+        self.assertIn("@usdt_started[0, (uint64)pid, (uint64)arg0] = nsecs;", program)
+        self.assertIn("@usdt_started[1, (uint64)pid, (uint64)tid] = nsecs;", program)
+        self.assertNotIn("@usdt_started[2,", program)
+        self.assertIn("a span starts at one probe and ends at another",
+                      self.error("--span", "spans:value,spans:value"))
+
+    def test_timeline_files_that_cannot_be_replaced(self):
+        directory = Path(OPTIONS.work_dir)
+        for path, message in [("/dev/null", "not a regular file"), (str(directory), "not a regular file"),
+                              (str(directory / "missing" / "t.json"), "cannot write in"),
+                              ("", "give the trace file's name")]:
+            with self.subTest(path=path):
+                self.assertIn(message, self.error("--timeline", path))
+        self.assertTrue(Path("/dev/null").is_char_device())
+
     def test_a_probe_alone_names_it_in_its_provider(self):
         result = usdt("trace", PROGRAMS["spans"], "--script", "--span", "step__start,step__done,thread")
         self.assertEqual(result.returncode, 0, result.stderr)
@@ -262,13 +285,14 @@ class LiveTest(TracingTestCase):
         self.assertEqual(starts, [{"id": id, "op": "GET"} for id in (1, 2, 3, 4, 5, 5, 6)])
         self.assertEqual([hit["args"]["v"] for hit in objects if hit["probe"] == "spans:value"],
                          [value if abs(value) < 2 ** 53 else str(value) for value in VALUES])
-        times = [hit["monotonic_ns"] for hit in objects]
-        self.assertEqual(times, sorted(times))
         # The timeline: no --latency, so no spans; a run with them checks those.
         trace = json.loads(timeline.read_text())
         instants = [event for event in trace["traceEvents"] if event["ph"] == "i"]
-        self.assertEqual([(event["name"], event["args"]) for event in instants],
-                         [(hit["probe"], hit["args"]) for hit in objects])
+        # The same hits; the file's in time order, JSON Lines as bpftrace read them, CPU by CPU.
+        origin = trace["otherData"]["monotonic_ns_at_zero"]
+        self.assertEqual([(round(event["ts"] * 1000) + origin, event["name"], event["args"]) for event in instants],
+                         sorted(((hit["monotonic_ns"], hit["probe"], hit["args"]) for hit in objects),
+                                key=lambda hit: hit[0]))
         self.assertEqual(trace_events.check_trace_file(timeline), [])
         self.assertEqual(oct(timeline.stat().st_mode & 0o777), oct(0o666 & ~CREATION_MASK))
 
@@ -300,6 +324,59 @@ class LiveTest(TracingTestCase):
         names = {(event["name"], event["args"]["name"]) for event in events if event["ph"] == "M"}
         self.assertIn(("process_name", "tool_spans"), names)
         self.assertEqual(trace_events.check_trace_file(timeline), [])
+
+
+    def test_a_running_server_until_ctrl_c(self):
+        # Ctrl-C as a terminal sends it, at any moment: no span is cut in two by the stop, no
+        # hit printed is counted lost, and each interval adds up to the whole.
+        server = subprocess.Popen([PROGRAMS["spans"], "--serve"], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(server.wait)
+        self.addCleanup(server.kill)
+        self.assertEqual(server.stdout.readline(), "ready\n")
+        for arguments in (["--latency", "--count", "--interval", "1", "--json"], ["--json"]):
+            with self.subTest(arguments=arguments):
+                tracer = subprocess.Popen([*launcher.direct(OPTIONS.usdt), "trace", "-p", str(server.pid),
+                                           *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                          start_new_session=True)
+                try:
+                    self.assertIn("Ctrl-C to stop", tracer.stderr.readline())
+                    time.sleep(2.5)
+                    os.killpg(tracer.pid, signal.SIGINT)
+                    output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
+                finally:
+                    if tracer.poll() is None:
+                        tracer.kill()
+                self.assertEqual((tracer.returncode, errors), (0, ""))
+                objects = [json.loads(line) for line in output.splitlines()]
+                if "--latency" in arguments:
+                    self.check_intervals(objects)
+                else:
+                    starts = [hit["args"]["id"] for hit in objects if hit["probe"] == "spans:request__start"]
+                    dones = [hit["args"]["id"] for hit in objects if hit["probe"] == "spans:request__done"]
+                    self.assertGreater(len(starts), 100)
+                    self.assertEqual(starts, list(range(starts[0], starts[0] + len(starts))))
+                    self.assertEqual(dones, list(range(dones[0], dones[0] + len(dones))))
+
+    def check_intervals(self, objects):
+        latencies = [summary for summary in objects
+                     if summary["type"] == "latency" and summary["span"] == "spans:request"]
+        counts = [summary for summary in objects if summary["type"] == "counts"]
+        intervals, (total,) = latencies[:-1], latencies[-1:]
+        self.assertEqual(total["period"], "total")
+        self.assertGreaterEqual(len(intervals), 2, objects)
+        self.assertEqual(sum(interval["count"] for interval in intervals), total["count"], objects)
+        self.assertEqual(sum(count["hits"]["spans:request__done"] for count in counts[:-1]),
+                         counts[-1]["hits"]["spans:request__done"])
+        self.assertGreater(total["count"], 100)
+        # Requests one after the other, each a 1 ms sleep: none cut by the start or the stop.
+        self.assertEqual((total["unmatched_done"], total["overlapping_start"]), (0, 0))
+        self.assertLessEqual(total["in_flight"], 1)
+        for interval in intervals:
+            if interval["count"]:
+                self.assertGreaterEqual(interval["min"], 1_000_000, interval)
+                self.assertLessEqual(interval["max"], total["max"], interval)
+        self.assertEqual(total["min"], min(interval["min"] for interval in intervals if interval["count"]))
+        self.assertEqual(total["max"], max(interval["max"] for interval in intervals if interval["count"]))
 
 
 class ViewerTest(TracingTestCase):

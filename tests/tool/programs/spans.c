@@ -8,7 +8,8 @@
  * and what no pairing may count as a span: a done without a start (id 99), a start restarted
  * (id 5: counted once, from its second start), a start never done (id 6). spans:value fires
  * with -5, -1, 0, 3, 1000 and 2^40. With `--flood N`, it only fires spans:flood N times, as
- * fast as it can, and prints N.
+ * fast as it can, and prints N. With `--serve`, it prints "ready", then serves requests one
+ * after the other until killed: request__start(id), 1 ms, request__done(id).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -73,6 +74,15 @@ int main(int argc, char **argv) {
         }
         printf("%llu\n", (unsigned long long)count);
         return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
+        puts("ready");
+        fflush(stdout);
+        for (uint64_t id = 1;; ++id) {
+            SPANS_REQUEST_START(id, get);
+            sleep_us(1000);
+            SPANS_REQUEST_DONE(id, 200);
+        }
     }
     pthread_t finisher, stepper[2];
     for (uint64_t id = 1; id <= 4; ++id) {
