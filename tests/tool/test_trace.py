@@ -300,6 +300,28 @@ class ScriptTest(TraceTestCase):
                          [(os.path.basename(PROGRAMS[name]), "core:hit", f"/pid == {program.pid}/")
                           for name in ("core_a", "core_b")])
 
+    def test_glibc_s_probes_only_by_pattern_with_a_process(self):
+        # A glibc built with sys/sdt.h (Debian unstable's) has probes in every process; where it
+        # has none (Debian 12's, 13's), `libc:*` matches nothing.
+        program = start_waiting(PROGRAMS["kvserver"])
+        try:
+            every = usdt("trace", "-p", program.pid, "--script")
+            glibc = usdt("trace", "-p", program.pid, "libc:*", "rtld:*", "--script")
+        finally:
+            program.kill()
+            program.communicate()
+        self.assertEqual((every.returncode, every.stderr), (0, ""))
+        self.assertEqual(re.findall(r'^usdt:"\S+":((?:libc|rtld):\S+)', every.stdout, re.MULTILINE), [])
+        if glibc.returncode == 0:
+            attached = re.findall(r'^usdt:"\S+":(\w+):\S+', glibc.stdout, re.MULTILINE)
+            self.assertEqual(set(attached), {"libc", "rtld"})
+            # glibc's memory_* probes pass values at a symbol's address, which bpftrace cannot read.
+            self.assertRegex(glibc.stderr, r"^usdt: warning: \S+libc\.so\.6: (libc:memory_\w+ )*libc:memory_\w+: "
+                                           r"left out: bpftrace cannot read an argument at a symbol's address "
+                                           r"\(8@\d+\+mp_\(%rip\)\)\n\Z")
+        else:
+            self.assertIn("matches libc:*, rtld:*", glibc.stderr)
+
     def test_patterns_choose_probes(self):
         result = usdt("trace", PROGRAMS["kvserver"], "kvserver:request__*", "--script")
         self.assertEqual(re.findall(r"^usdt:[^:]+:(\S+)$", result.stdout, re.MULTILINE),
