@@ -3,7 +3,7 @@ module and make its callers do the plain thing (each caller says what that is). 
 between the releases usdt supports, by version, is in bpftrace_releases.py."""
 
 import os
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, Sequence, Tuple
 
 from . import elf
 from .errors import ToolError

@@ -48,6 +48,12 @@ class Release:
             path = f"/proc/{pid}/root{path}"
         return '"' + path.replace("\\", backslash).replace('"', '\\"') + '"'
 
+    @property
+    def waits_for_an_unreaped_process(self) -> bool:
+        """Whether bpftrace -p goes on after the process has ended while its parent has not
+        reaped it yet (0.27), when earlier releases end with it."""
+        return self.version >= (0, 27)
+
 
 # What `usdt trace --script` writes for when no bpftrace is there to ask: the newest tested.
 NEWEST_TESTED = Release((0, 27, 1))
