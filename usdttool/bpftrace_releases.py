@@ -89,7 +89,14 @@ def is_noise(message: str) -> bool:
     - RLIMIT_MEMLOCK, which it prints where it may not raise the limit (a container, a VM) and
       which says nothing when the programs load anyway;
     - from 0.27, that it cannot read available_filter_functions (debugfs unmounted), which
-      only kprobes need."""
+      only kprobes need;
+    - from 0.27, on stderr once it ends, "Lost N events" and "WARNING: Total lost event count:
+      N": usdt's own account of lost hits (output.py) says it, per probe. Up to 0.23 the
+      "Lost N events" lines come on stdout, as they happen, where usdt counts them."""
     return (message.startswith(("Attaching ", "Attached ")) and " probe" in message
             or "RLIMIT_MEMLOCK" in message
-            or "available_filter_functions" in message)
+            or "available_filter_functions" in message
+            or _LOST.fullmatch(message.strip()) is not None)
+
+
+_LOST = re.compile(r"Lost \d+ events|WARNING: Total lost event count: \d+")

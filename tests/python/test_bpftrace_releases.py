@@ -74,7 +74,8 @@ class NoiseTest(unittest.TestCase):
         for line in ("Attaching 3 probes...\n", "Attached 3 probes\n", "Attached 1 probe\n",
                      "WARNING: Could not read functions from /sys/kernel/debug/tracing/available_filter_functions. "
                      "If this is expected, use --traceable-functions to set this path manually.\n",
-                     'WARNING: Unknown error -1: couldn\'t set RLIMIT_MEMLOCK for bpftrace.\n'):
+                     'WARNING: Unknown error -1: couldn\'t set RLIMIT_MEMLOCK for bpftrace.\n',
+                     "Lost 95646 events\n", "WARNING: Total lost event count: 95646\n"):
             self.assertTrue(bpftrace_releases.is_noise(line), line)
         for line in ("ERROR: Unable to attach probe: usdt:/app:p:q\n", "12 pid=1 tid=1 p:q\n",
                      "Attaching is hard\n"):
