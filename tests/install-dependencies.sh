@@ -12,7 +12,8 @@ cross_triples=(i686-linux-gnu arm-linux-gnueabihf arm-linux-gnueabi aarch64-linu
 test_packages=(clang lld mold gdb doctest-dev qemu-user gdb-multiarch
                systemtap-sdt-dev meson ninja-build pkg-config autoconf
                clang-tidy python3-pyflakes valgrind
-               systemtap bpfcc-tools)
+               systemtap bpfcc-tools
+               debootstrap)   # Debian 13 and unstable roots, for their bpftrace (tests/support/debian_roots.py)
 for triple in "${cross_triples[@]}"; do
   test_packages+=("gcc-$triple" "g++-$triple")
 done

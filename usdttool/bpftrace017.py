@@ -1,27 +1,12 @@
 """Workarounds for bpftrace 0.17, Debian 12's, each with its reason: when 0.17 goes, delete this
-module and make its callers do the plain thing (each caller says what that is)."""
+module and make its callers do the plain thing (each caller says what that is). What differs
+between the releases usdt supports, by version, is in bpftrace_releases.py."""
 
 import os
-import re
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, Sequence, Tuple
 
 from . import elf
 from .errors import ToolError
-
-# An attach point's path, unquoted, ends at the first character that is not in a plain set
-# (`libstdc++.so.6` is a syntax error), so every path is quoted. Inside the quotes `"` is `\"` and
-# a backslash is unescaped twice (`\\\\` in the program is one `\` in the path). The path
-# is still split at ':' and an '*' in it is a wildcard (another file may match), so a path
-# with either, or with a control character, cannot be attached to at all.
-_UNATTACHABLE = re.compile(r"[:*\x00-\x1f\x7f]")
-
-
-def attach_point_path(path: str) -> Optional[str]:
-    """The path as a bpftrace 0.17 attach point takes it, quoted; None if it cannot take it."""
-    if _UNATTACHABLE.search(path):
-        return None
-    return '"' + path.replace("\\", "\\\\\\\\").replace('"', '\\"') + '"'
-
 
 # With -p, bpftrace 0.17 reads a process's probes through bcc's USDT context for the whole
 # process, which merges the sites of one provider:probe from every file into one probe; it then

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Optional, Sequence
 
-from . import bpftrace017
+from . import bpftrace017, bpftrace_releases
 from .errors import ToolError
 
 # Printed by the program's BEGIN probe, which bpftrace runs once every probe is attached, with
@@ -28,21 +28,23 @@ _END = object()
 _STOP_TIMEOUT = 10.0
 
 
-def find_bpftrace() -> str:
+def find_bpftrace(required: bool = True) -> Optional[str]:
+    """bpftrace's path; when it is not installed, None unless `required`, then a ToolError."""
     found = shutil.which("bpftrace")
-    if found is None:
+    if found is None and required:
         raise ToolError("usdt trace runs bpftrace, which is not installed "
                         "(Debian/Ubuntu: apt-get install bpftrace); `usdt trace --script` prints "
                         "the program it would run")
     return found
 
 
-def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, command: Sequence[str],
-           announcement: str, output, command_output=None) -> int:
+def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_process: bool,
+          command: Sequence[str], announcement: str, output, command_output=None) -> int:
     """Runs bpftrace until Ctrl-C, the traced process's end, or the command's end, handing its
     lines to `output` (output.Output) as they come. Returns the command's status, else 0.
-    `by_pid`: bpftrace gets `-p PID` (else the program's predicates keep to the process, and
-    usdt watches it end). `command_output`: the command's standard output, if not usdt's."""
+    `by_pid`: bpftrace gets `-p PID` (else the program's predicates keep to the process);
+    `watch_process`: usdt stops bpftrace when the process ends (else bpftrace -p ends itself).
+    `command_output`: the command's standard output, if not usdt's."""
     arguments = [bpftrace, "-B", "line", "-e", program]
     if pid is not None and by_pid:
         arguments += ["-p", str(pid)]
@@ -69,7 +71,7 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, command
         if interrupted.is_set():
             return 130     # Ctrl-C as bpftrace attached: the command is not started
         child = _start(command, command_done, command_output) if command else None
-        if pid is not None and not by_pid:
+        if pid is not None and watch_process:
             _watch_process(pid, command_done)
         while output.print_lines():
             if interrupted.is_set() or command_done.is_set():
@@ -162,7 +164,7 @@ class _Output:
                 for held_line in held:
                     self.output.emit(held_line, self.attached_at)
                 return True
-            if line and not (isinstance(line, str) and line.startswith("Attaching ")):
+            if line and not (isinstance(line, str) and bpftrace_releases.is_noise(line)):
                 held.append(line)
         for held_line in held:
             self.output.emit(held_line, None)
@@ -265,9 +267,8 @@ def _start_thread(function, *arguments) -> threading.Thread:
 
 
 def _copy_messages(messages) -> None:
-    """bpftrace's messages, but for the one about RLIMIT_MEMLOCK, which it prints where it may not
-    raise the limit (a container, a VM) and which says nothing when the programs load anyway."""
+    """bpftrace's messages, but for those that say nothing to a user of usdt trace."""
     for line in messages:
-        if "RLIMIT_MEMLOCK" not in line:
+        if not bpftrace_releases.is_noise(line):
             sys.stderr.write(line)
             sys.stderr.flush()

@@ -8,8 +8,10 @@ The bpftrace program comes from the same template as the generated scripts.
 
 What is traced: the files named and the shared libraries they load (found as `usdt list
 --libraries` finds them; without patterns, only those whose probes usdt built), or every file
-a process maps (-p). Each file's probes are attached by its path. The program is built in
-trace_program.py and run in supervisor.py; bpftrace017.py holds the workarounds for bpftrace 0.17.
+a process maps (-p; glibc's own probes only when a pattern names them). Each file's probes are
+attached by its path. The program is built in trace_program.py and run in supervisor.py;
+bpftrace_releases.py holds what differs between bpftrace releases, bpftrace017.py the
+workarounds for 0.17.
 """
 
 import argparse
@@ -18,8 +20,8 @@ import os
 import sys
 from typing import List, Sequence
 
-from . import (bpftrace017, elf, libraries, process, spans, summaries, supervisor, timeline, trace_program,
-               unread_strings)
+from . import (bpftrace017, bpftrace_releases, elf, libraries, process, spans, summaries, supervisor, timeline,
+               trace_program, unread_strings)
 from .errors import ToolError, warn
 from .output import Output
 
@@ -88,18 +90,27 @@ def run(args) -> int:
         modules = [process_module.module for process_module in running.modules]
         if not modules:
             raise ToolError(f"process {args.pid} maps no file with USDT probes (no .note.stapsdt section)")
+    # The program is written for the bpftrace that will run it: --script's for the one
+    # installed, if any.
+    bpftrace = supervisor.find_bpftrace(required=not args.script)
+    release = bpftrace_releases.installed_release(bpftrace) if bpftrace else bpftrace_releases.NEWEST_TESTED
     described = trace_program.describe(modules, args.provider_file)
+    if args.pid is not None and not patterns:
+        described = trace_program.without_glibc(described)
+        if not any(probes for _, probes in described):
+            raise ToolError(f"process {args.pid} has only glibc's probes, which a pattern reaches: "
+                            f"usdt trace -p {args.pid} 'libc:*'")
     every_probe = [probe for _, probes in described for probe, _ in probes]
     chosen = [probe for _, probes in trace_program.select(described, patterns, what) for probe, _ in probes]
     measures = _measures(args, chosen, every_probe)
     # The probes the measures name are traced, whatever the patterns say.
     named = {name for span in measures.spans for name in (span.start, span.done)} | \
         {histogram.probe for histogram in measures.histograms}
-    selected = trace_program.select(described, patterns, what, also=named)
+    selected = trace_program.leave_out_unreadable(trace_program.select(described, patterns, what, also=named))
     # bpftrace -p, unless it would mix up one probe's sites in several files (see above).
     by_pid = args.pid is not None and not bpftrace017.needs_pid_predicate(modules)
     predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
-    plan = trace_program.plan(selected, predicate, measures)
+    plan = trace_program.plan(selected, predicate, measures, release, args.pid if by_pid else None)
     if args.timeline is not None:
         timeline.checked_path(args.timeline)    # before anything else can fail later
     program = trace_program.program(plan, supervisor.READY_LINE, unread_strings.MARKER)
@@ -107,7 +118,6 @@ def run(args) -> int:
         sys.stdout.write(program)
         return 0
 
-    bpftrace = supervisor.find_bpftrace()
     bpftrace017.check_privileges()
     if args.pid is not None:
         # BPF cannot fault a page in: a string literal on a page the process has not touched
@@ -123,14 +133,17 @@ def run(args) -> int:
     if plan.aggregates or measures.count:
         summary = summaries.Summaries(_aggregates(measures), _names_by_number(traced), measures.count,
                                       args.json, sys.stdout.write)
+    # bpftrace -p ends with the process, but 0.27 not while it is a zombie its parent has
+    # not reaped yet.
+    watch_process = args.pid is not None and (not by_pid or release.waits_for_an_unreaped_process)
     trace_file = None
     try:
         trace_file = timeline.Timeline(args.timeline, measures.spans, every_probe) if args.timeline is not None else None
         output = Output(traced, unread_strings.UnreadStrings(selected), lines=measures.lines,
                         json_hits=args.json and summary is None, summary=summary, timeline=trace_file)
         # With --json, standard output is JSON alone: the command's own output goes to stderr.
-        status = supervisor.trace(bpftrace, program, args.pid, by_pid, command, announcement, output,
-                                  command_output=sys.stderr if args.json else None)
+        status = supervisor.trace(bpftrace, program, args.pid, by_pid, watch_process, command, announcement,
+                                  output, command_output=sys.stderr if args.json else None)
         trace_file = None
         output.finish()
     finally:

@@ -13,8 +13,9 @@ from usdtgen import bpftrace_view, model, pipeline, render, types
 from usdtgen.types import Kind
 from usdtgen.errors import GeneratorError, SourceLocation
 
-from . import bpftrace017, elf, hits, summaries
+from . import bpftrace_releases, elf, hits, summaries
 from . import spans as spans_module
+from .bpftrace_releases import Release
 from .errors import ToolError, warn
 
 # Names go into the bpftrace program: anything else in a binary's notes could rewrite it.
@@ -40,7 +41,7 @@ def describe(modules: Sequence[elf.Module],
     """Each module bpftrace can attach to and its probes as the generator's model describes them,
     so that the trace prints exactly what the generated scripts print."""
     declared = _declared_probes(provider_file) if provider_file else {}
-    attachable = [module for module in modules if bpftrace017.attach_point_path(attach_path(module)) is not None]
+    attachable = [module for module in modules if bpftrace_releases.attachable(attach_path(module))]
     problems = [f"{attach_path(module)}: bpftrace cannot attach to a path with a colon, an asterisk or a "
                 f"control character; trace it through a link (ln -s) with a plain name"
                 for module in modules if module not in attachable]
@@ -64,6 +65,25 @@ def describe(modules: Sequence[elf.Module],
                 probes.append((_model_probe(probe, module.path), probe.source_name or "the stapsdt notes"))
         described.append((module, probes))
     return described
+
+
+_HEX = re.compile(r"0[xX][0-9a-fA-F]+")
+_LETTER = re.compile(r"[A-Za-z_]")
+
+
+def _symbol_operand(probe: elf.Probe) -> str:
+    """The first argument spec of `probe` whose operand names a symbol, "" when none does: x86's
+    `8@136+mp_(%rip)` (glibc's memory_* probes, from Debian 13's on) or `8@$symbol`."""
+    for site in probe.sites:
+        for spec in site.arguments:
+            operand = _HEX.sub("0", spec.operand)
+            if "(" in operand:
+                displacement = operand.split("(", 1)[0]
+            else:
+                displacement = operand[1:] if operand.startswith("$") else ""
+            if _LETTER.search(displacement):
+                return spec.text
+    return ""
 
 
 def attach_path(module: elf.Module) -> str:
@@ -127,6 +147,40 @@ def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = 
         raise ToolError(f"no probe of {what} matches {', '.join(unmatched)}; "
                         f"its probes: {' '.join(available)}{hint}")
     return [(module, probes) for module, probes in selected if probes]
+
+
+# glibc's providers: built with sys/sdt.h (Debian unstable's, Fedora's, Ubuntu's), every process
+# maps their probes (malloc's internals, lock contention, setjmp), which a user tracing a
+# process has rarely asked for, so only a pattern reaches them.
+GLIBC_PROVIDERS = ("libc", "rtld")
+
+
+def without_glibc(described):
+    """`described` (what describe() returns) without glibc's probes."""
+    return [(module, [(probe, source) for probe, source in probes if probe.provider not in GLIBC_PROVIDERS])
+            for module, probes in described]
+
+
+def leave_out_unreadable(selected):
+    """`selected` without the probes bpftrace cannot read an argument of, with a warning for each
+    file that had some: an operand at a symbol's address (glibc's `8@136+mp_(%rip)`), which bcc
+    (bpftrace up to 0.23) reads as a wrong value and libbpf (0.27) refuses to attach to, failing
+    the whole trace."""
+    kept = []
+    for module, probes in selected:
+        operands = {(probe.provider, probe.name): _symbol_operand(probe) for probe in module.probes}
+        unreadable = [probe for probe, _ in probes if operands.get((probe.provider, probe.name))]
+        if unreadable:
+            names = " ".join(f"{probe.provider}:{probe.name}" for probe in unreadable)
+            first = operands[(unreadable[0].provider, unreadable[0].name)]
+            warn(f"{module.path}: {names}: left out: bpftrace cannot read an argument at a symbol's "
+                 f"address ({first})")
+        readable = [(probe, source) for probe, source in probes if probe not in unreadable]
+        if readable:
+            kept.append((module, readable))
+    if not kept:
+        raise ToolError("no probe is left to trace (see the warnings above)")
+    return kept
 
 
 @dataclass(frozen=True)
@@ -197,12 +251,13 @@ class Measures:
     interval: Optional[int] = None
 
 
-def plan(selected, predicate: str, measures: Measures) -> Plan:
-    """The program's plan for `selected` (what select() returns): each probe numbered in order."""
+def plan(selected, predicate: str, measures: Measures, release: Release, pid: Optional[int] = None) -> Plan:
+    """The program's plan for `selected` (what select() returns): each probe numbered in order,
+    its file's path as bpftrace `release` takes it (with -p `pid`, when given)."""
     probe_plans = []
     number = 0
     for module_number, (module, probes) in enumerate(selected):
-        target = AttachTarget(bpftrace017.attach_point_path(attach_path(module)), predicate, module_number)
+        target = AttachTarget(release.attach_point_path(attach_path(module), pid), predicate, module_number)
         for probe, _ in probes:
             name = f"{probe.provider}:{probe.name}"
             traced = hits.TracedProbe(number, module_number, probe)

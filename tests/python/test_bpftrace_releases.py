@@ -1,0 +1,118 @@
+"""What `usdt trace` does differently for each bpftrace release (usdttool/bpftrace_releases.py),
+and the probes it leaves out whatever the release (trace_program.py), without bpftrace: the
+versions and notes are written here. tool.bpftrace_releases runs the real releases.
+"""
+
+import contextlib
+import importlib.util
+import io
+import os
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+import usdt_testing
+
+# usdttool reads ELF files with pyelftools, which Debian's interpreter has where the one CTest
+# was given (a pyenv's) may not: the module then runs under Debian's, as bin/usdt does.
+SYSTEM_PYTHON = "/usr/bin/python3"
+if importlib.util.find_spec("elftools") is None and sys.executable != SYSTEM_PYTHON and os.access(SYSTEM_PYTHON,
+                                                                                                   os.X_OK):
+    os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, *sys.argv])
+
+from usdttool import bpftrace_releases, elf, trace_program  # noqa: E402
+from usdttool.errors import ToolError
+
+RELEASE_017 = bpftrace_releases.Release((0, 17, 0))
+RELEASE_023 = bpftrace_releases.Release((0, 23, 2))
+RELEASE_027 = bpftrace_releases.Release((0, 27, 1))
+
+
+class VersionTest(unittest.TestCase):
+    def test_what_bpftrace_version_prints(self):
+        for text, version in (("bpftrace v0.17.0\n", (0, 17, 0)), ("bpftrace v0.23.2\n", (0, 23, 2)),
+                              ("bpftrace v0.27.1\n", (0, 27, 1)), ("bpftrace v0.20.0-dirty\n", (0, 20, 0)),
+                              ("bpftrace 0.9\n", (0, 9, 0))):
+            with self.subTest(text=text):
+                self.assertEqual(bpftrace_releases.parse_version(text).version, version)
+        self.assertIsNone(bpftrace_releases.parse_version("bpftrace\n"))
+
+    def installed(self, printed: str):
+        with tempfile.TemporaryDirectory() as directory:
+            fake = Path(directory) / "bpftrace"
+            fake.write_text(f"#!/bin/sh\necho '{printed}'\n")
+            fake.chmod(0o755)
+            return bpftrace_releases.installed_release(str(fake)), str(fake)
+
+    def test_the_minimum(self):
+        self.assertEqual(self.installed("bpftrace v0.17.0")[0], RELEASE_017)
+        with self.assertRaises(ToolError) as raised:
+            self.installed("bpftrace v0.16.0")
+        self.assertRegex(str(raised.exception), r"^usdt trace needs bpftrace 0\.17 or newer, and \S+/bpftrace is 0\.16\.0$")
+
+
+class AttachPointTest(unittest.TestCase):
+    def test_quoting(self):
+        path = '/a b/"q"/back\\slash/libstdc++.so.6'
+        self.assertEqual(RELEASE_017.attach_point_path(path), '"/a b/\\"q\\"/back\\\\\\\\slash/libstdc++.so.6"')
+        self.assertEqual(RELEASE_023.attach_point_path(path), RELEASE_017.attach_point_path(path))
+        self.assertEqual(RELEASE_027.attach_point_path(path), '"/a b/\\"q\\"/back\\\\slash/libstdc++.so.6"')
+
+    def test_a_process_s_view_of_the_path_for_0_27_s_pid(self):
+        self.assertEqual(RELEASE_027.attach_point_path("/usr/bin/app", 42), '"/proc/42/root/usr/bin/app"')
+        self.assertEqual(RELEASE_023.attach_point_path("/usr/bin/app", 42), '"/usr/bin/app"')
+
+    def test_paths_no_release_takes(self):
+        for path in ("/a:b/app", "/a*/app", "/a\nb/app"):
+            self.assertFalse(bpftrace_releases.attachable(path), path)
+        self.assertTrue(bpftrace_releases.attachable("/a b/'q'/app"))
+
+
+class NoiseTest(unittest.TestCase):
+    def test_lines_that_say_nothing_to_a_user(self):
+        for line in ("Attaching 3 probes...\n", "Attached 3 probes\n", "Attached 1 probe\n",
+                     "WARNING: Could not read functions from /sys/kernel/debug/tracing/available_filter_functions. "
+                     "If this is expected, use --traceable-functions to set this path manually.\n",
+                     'WARNING: Unknown error -1: couldn\'t set RLIMIT_MEMLOCK for bpftrace.\n',
+                     "Lost 95646 events\n", "WARNING: Total lost event count: 95646\n"):
+            self.assertTrue(bpftrace_releases.is_noise(line), line)
+        for line in ("ERROR: Unable to attach probe: usdt:/app:p:q\n", "12 pid=1 tid=1 p:q\n",
+                     "Attaching is hard\n"):
+            self.assertFalse(bpftrace_releases.is_noise(line), line)
+
+
+def probe(provider: str, name: str, *specs: str) -> elf.Probe:
+    arguments = elf.parse_arguments(" ".join(specs)) if specs else ()
+    return elf.Probe(provider, name, tuple(elf.Argument(index, f"arg{index}", spec.type_name, "integer", spec.size,
+                                                        spec.signed) for index, spec in enumerate(arguments)),
+                     (elf.Site(0x1000, 0, arguments),), 0, None)
+
+
+class UnreadableArgumentTest(unittest.TestCase):
+    """glibc's memory_* probes pass values at a symbol's address: bcc reads a wrong value there,
+    libbpf refuses to attach, and the trace failed whole."""
+
+    def test_operands_at_a_symbol(self):
+        self.assertEqual(trace_program._symbol_operand(probe("libc", "m", "8@%rax", "8@136+mp_(%rip)")),
+                         "8@136+mp_(%rip)")
+        self.assertEqual(trace_program._symbol_operand(probe("p", "q", "-8@tunables(%rip)")), "-8@tunables(%rip)")
+        for specs in (("-4@%edi", "8@-0x18(%rbp)", "4@$5", "8@(%rax,%rdx,8)"), ("8@[sp, 40]", "4@x0")):
+            self.assertEqual(trace_program._symbol_operand(probe("p", "q", *specs)), "", specs)
+
+    def test_left_out_with_a_warning(self):
+        module = elf.Module("/lib/libc.so.6", (probe("libc", "memory_mallopt", "8@128+mp_(%rip)"),
+                                               probe("libc", "setjmp", "8@%rdi")))
+        described = trace_program.describe([module], None)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            kept = trace_program.leave_out_unreadable(described)
+        warning = stderr.getvalue()
+        self.assertEqual([probe.name for _, probes in kept for probe, _ in probes], ["setjmp"])
+        self.assertEqual(warning, "usdt: warning: /lib/libc.so.6: libc:memory_mallopt: left out: bpftrace "
+                                  "cannot read an argument at a symbol's address (8@128+mp_(%rip))\n")
+
+
+if __name__ == "__main__":
+    usdt_testing.parse_options()
+    usdt_testing.main()

@@ -1,0 +1,102 @@
+"""What differs between the bpftrace releases `usdt trace` runs, chosen by `bpftrace --version`:
+the oldest it supports, how an attach point's path is quoted, and which of bpftrace's own lines
+say nothing to a user of `usdt trace`. Tested with 0.17 (Debian 12), 0.23 (Debian 13) and 0.27
+(Debian unstable: libbpf, not bcc, reads the arguments); tests/tool's tool.bpftrace_releases
+runs the tool tests with each. Workarounds for 0.17 alone are in bpftrace017.py.
+"""
+
+import re
+import subprocess
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from .errors import ToolError
+
+MINIMUM = (0, 17)
+
+_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+# An attach point's path, quoted, is still split at ':' and an '*' in it is a wildcard (another
+# file may match), so no release attaches to a path with either, or with a control character.
+_UNATTACHABLE = re.compile(r"[:*\x00-\x1f\x7f]")
+
+
+def attachable(path: str) -> bool:
+    """Whether any release can attach to a probe of the file at `path`."""
+    return not _UNATTACHABLE.search(path)
+
+
+@dataclass(frozen=True)
+class Release:
+    """A bpftrace release, by its version."""
+    version: Tuple[int, int, int]
+
+    @property
+    def text(self) -> str:
+        return ".".join(map(str, self.version))
+
+    def attach_point_path(self, path: str, pid: Optional[int] = None) -> str:
+        """`path`, which is attachable(), as this release's attach point takes it, for bpftrace
+        -p `pid` when given. Quoted, since unquoted it ends at the first character that is not
+        in a plain set (`libstdc++.so.6` is a syntax error). Inside the quotes `"` is `\\"`; up
+        to 0.23 a backslash is unescaped twice (`\\\\\\\\` in the program is one `\\` in the path),
+        from 0.27 once, as in any string. With -p, 0.27 attaches to the path given and again to
+        the process's view of it, /proc/PID/root/PATH (every hit came twice); given that view,
+        it attaches once. 0.24 to 0.26 are untested: taken as 0.23."""
+        backslash = "\\\\" if self.version >= (0, 27) else "\\\\\\\\"
+        if pid is not None and self.version >= (0, 27):
+            path = f"/proc/{pid}/root{path}"
+        return '"' + path.replace("\\", backslash).replace('"', '\\"') + '"'
+
+    @property
+    def waits_for_an_unreaped_process(self) -> bool:
+        """Whether bpftrace -p goes on after the process has ended while its parent has not
+        reaped it yet (0.27), when earlier releases end with it."""
+        return self.version >= (0, 27)
+
+
+# What `usdt trace --script` writes for when no bpftrace is there to ask: the newest tested.
+NEWEST_TESTED = Release((0, 27, 1))
+
+
+def parse_version(text: str) -> Optional[Release]:
+    """The release `bpftrace --version` printed ("bpftrace v0.23.2"), None when it says none."""
+    match = _VERSION.search(text)
+    if match is None:
+        return None
+    return Release((int(match[1]), int(match[2]), int(match[3] or 0)))
+
+
+def installed_release(bpftrace: str) -> Release:
+    """The release of the bpftrace at `bpftrace`: a ToolError when it is older than MINIMUM."""
+    try:
+        answer = subprocess.run([bpftrace, "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ToolError(f"cannot run {bpftrace} --version: {error}") from None
+    release = parse_version(answer.stdout + answer.stderr)
+    if release is None:
+        raise ToolError(f"{bpftrace} --version printed no version: {(answer.stdout + answer.stderr).strip()!r}")
+    if release.version[:2] < MINIMUM:
+        minimum = ".".join(map(str, MINIMUM))
+        raise ToolError(f"usdt trace needs bpftrace {minimum} or newer, and {bpftrace} is {release.text}")
+    return release
+
+
+def is_noise(message: str) -> bool:
+    """Whether a line bpftrace wrote says nothing to a user of `usdt trace`, which prints its own
+    line once every probe is attached:
+    - "Attaching N probes..." (up to 0.23, on stdout) and "Attached N probes" (0.27, stderr);
+    - RLIMIT_MEMLOCK, which it prints where it may not raise the limit (a container, a VM) and
+      which says nothing when the programs load anyway;
+    - from 0.27, that it cannot read available_filter_functions (debugfs unmounted), which
+      only kprobes need;
+    - from 0.27, on stderr once it ends, "Lost N events" and "WARNING: Total lost event count:
+      N": usdt's own account of lost hits (output.py) says it, per probe. Up to 0.23 the
+      "Lost N events" lines come on stdout, as they happen, where usdt counts them."""
+    return (message.startswith(("Attaching ", "Attached ")) and " probe" in message
+            or "RLIMIT_MEMLOCK" in message
+            or "available_filter_functions" in message
+            or _LOST.fullmatch(message.strip()) is not None)
+
+
+_LOST = re.compile(r"Lost \d+ events|WARNING: Total lost event count: \d+")
