@@ -55,6 +55,15 @@ class Release:
         return self.version >= (0, 27)
 
 
+    @property
+    def pid_option_filters_every_probe(self) -> bool:
+        """Whether bpftrace -p keeps every probe to the process, tracepoints too (0.27), so
+        that the program's gate never hears usdt's kill (trace.bt.j2): such a release traces
+        a process by its files' paths and a predicate on its pid, as 0.17 must for a probe in
+        two files (bpftrace017.needs_pid_predicate). 0.23 keeps only uprobes to it."""
+        return self.version >= (0, 27)
+
+
 # What `usdt trace --script` writes for when no bpftrace is there to ask: the newest tested.
 NEWEST_TESTED = Release((0, 27, 1))
 

@@ -45,7 +45,9 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
     `by_pid`: bpftrace gets `-p PID` (else the program's predicates keep to the process);
     `watch_process`: usdt stops bpftrace when the process ends (else bpftrace -p ends itself).
     `command_output`: the command's standard output, if not usdt's."""
-    arguments = [bpftrace, "-B", "line", "-e", program]
+    # --no-warnings: bpftrace's warnings are about the program usdt wrote, which the user
+    # cannot change (each release warns of other casts and discarded values).
+    arguments = [bpftrace, "-B", "line", "--no-warnings", "-e", program]
     if pid is not None and by_pid:
         arguments += ["-p", str(pid)]
     interrupted = threading.Event()      # Ctrl-C, SIGTERM, SIGHUP: stop now

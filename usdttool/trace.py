@@ -108,7 +108,8 @@ def run(args) -> int:
         {histogram.probe for histogram in measures.histograms}
     selected = trace_program.leave_out_unreadable(trace_program.select(described, patterns, what, also=named))
     # bpftrace -p, unless it would mix up one probe's sites in several files (see above).
-    by_pid = args.pid is not None and not bpftrace017.needs_pid_predicate(modules)
+    by_pid = args.pid is not None and not (bpftrace017.needs_pid_predicate(modules)
+                                           or release.pid_option_filters_every_probe)
     predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
     plan = trace_program.plan(selected, predicate, measures, release, args.pid if by_pid else None)
     if args.timeline is not None:

@@ -232,7 +232,7 @@ class ScriptTest(TraceTestCase):
             program.kill()
             program.wait()
         self.assertEqual((result.returncode, result.stderr), (0, ""))
-        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /@usdt_on/$', result.stdout, re.MULTILINE),
+        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /(?:pid == \d+ && )?@usdt_on/$', result.stdout, re.MULTILINE),
                          [("tool_kvserver", "kvcache:tick"), ("libtool_kvstore.so", "kvstore:lookup")])
 
     def test_names_that_are_not_identifiers_stay_out_of_the_program(self):
@@ -280,11 +280,11 @@ class ScriptTest(TraceTestCase):
         # which it loads with dlopen(), is traced when named (an operand with a '/').
         result = usdt("trace", PROGRAMS["twolibs"], "--script")
         self.assertEqual((result.returncode, result.stderr), (0, ""))
-        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /@usdt_on/$', result.stdout, re.MULTILINE),
+        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /(?:pid == \d+ && )?@usdt_on/$', result.stdout, re.MULTILINE),
                          [("libtool_core_a.so", "core:hit")])
         result = usdt("trace", PROGRAMS["twolibs"], PROGRAMS["core_b"], "core:*", "--script")
         self.assertEqual((result.returncode, result.stderr), (0, ""))
-        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /@usdt_on/$', result.stdout, re.MULTILINE),
+        self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /(?:pid == \d+ && )?@usdt_on/$', result.stdout, re.MULTILINE),
                          [("libtool_core_a.so", "core:hit"), ("libtool_core_b.so", "core:hit")])
 
     def test_one_probe_in_two_files_of_a_process_is_kept_to_it_by_a_predicate(self):
