@@ -136,6 +136,30 @@ def hits(output: str):
     return parsed
 
 
+# Delays after which a Ctrl-C reaches usdt while it starts: in the shell part of the launcher, the
+# interpreter's start, the imports, reading the files, bpftrace starting and attaching.
+INTERRUPT_DELAYS = (0, 0.005, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5)
+
+
+def interrupted(delay: float, *arguments) -> subprocess.CompletedProcess:
+    """usdt run as a user runs it, sent SIGINT as a terminal's Ctrl-C is (to its process group)
+    `delay` seconds after it started."""
+    process = subprocess.Popen(usdt_command(*arguments), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        time.sleep(delay)
+        try:
+            os.killpg(process.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass    # done already
+        output, errors = process.communicate(timeout=TRACE_TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return subprocess.CompletedProcess(process.args, process.returncode, output, errors)
+
+
 class TraceTestCase(unittest.TestCase):
     maxDiff = None
 
@@ -154,6 +178,12 @@ class TraceTestCase(unittest.TestCase):
         expected = [(probe, {name: value for name, value in fields.items() if name not in ignored})
                     for probe, fields in expected]
         self.assertEqual(actual, expected)
+
+    def assert_interrupted_quietly(self, result: subprocess.CompletedProcess):
+        """Stopped by the Ctrl-C, with 130 (or by the signal itself, which a shell reports as 130,
+        before the interpreter had a handler), and not a word."""
+        self.assertIn(result.returncode, (130, -signal.SIGINT), result)
+        self.assertEqual((result.stdout, result.stderr), ("", ""))
 
     def assert_error(self, result: subprocess.CompletedProcess, message: str, prefix: str = "usdt: error: "):
         """One error line: `usdt: error: ...`, or a provider file's `file:line:col: error: ...`."""
@@ -288,6 +318,22 @@ class ScriptTest(TraceTestCase):
         # A provider alone means all of its probes.
         result = usdt("trace", PROGRAMS["kvserver"], "kvcache", "--script")
         self.assertEqual(len(re.findall(r"^usdt:", result.stdout, re.MULTILINE)), 3)
+
+
+class StartupInterruptTest(TraceTestCase):
+    """A Ctrl-C while usdt starts (no root needed: nothing is attached): exit 130 and no
+    traceback, whichever moment it comes, or the usual result where usdt was done first."""
+
+    def test_ctrl_c_at_any_moment_of_the_start(self):
+        for arguments in (("trace", PROGRAMS["kvserver"], "--script"), ("list", PROGRAMS["kvserver"])):
+            for delay in INTERRUPT_DELAYS:
+                with self.subTest(arguments=arguments[0], delay=delay):
+                    result = interrupted(delay, *arguments)
+                    if result.returncode != 0:
+                        self.assert_interrupted_quietly(result)
+                    else:
+                        self.assertEqual(result.stderr, "")
+                        self.assertIn("kvcache:fill", result.stdout)
 
 
 class EarlyHitsTest(unittest.TestCase):
@@ -613,6 +659,18 @@ class LiveTest(TraceTestCase):
         self.assertEqual((tracer.returncode, errors), (0, ""))
         self.assert_hits(output, (KVSERVER_HITS + KVSTORE_HITS) * 2)
         self.assertFalse(Path(f"/proc/{bpftrace[0]}").exists(), "bpftrace outlived usdt trace")
+
+    def test_ctrl_c_while_starting_or_attaching(self):
+        # Before the announcement: 130, nothing printed, no bpftrace left; after it, a plain stop.
+        for delay in INTERRUPT_DELAYS:
+            with self.subTest(delay=delay):
+                result = interrupted(delay, "trace", PROGRAMS["kvserver"])
+                if "Ctrl-C to stop" in result.stderr:
+                    self.assertEqual((result.returncode, result.stderr.count("\n")), (0, 1), result)
+                else:
+                    self.assert_interrupted_quietly(result)
+        self.assertEqual(subprocess.run(["pgrep", "-f", f"bpftrace .*{PROGRAMS['kvserver']}"], capture_output=True,
+                                        text=True).stdout, "", "a bpftrace outlived usdt")
 
     def test_bpftrace_does_not_outlive_usdt(self):
         # One `usdt trace` per signal, all attached, then all signalled, at once: nothing fires
