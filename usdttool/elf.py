@@ -8,6 +8,7 @@ systemtap's sys/sdt.h (https://sourceware.org/systemtap/wiki/UserSpaceProbeImple
 """
 
 import contextlib
+import functools
 import os
 import re
 import struct
@@ -16,6 +17,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from elftools.elf.constants import P_FLAGS
 from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import Section
 
 from .errors import ToolError
 
@@ -163,6 +165,19 @@ def read_module(path: str) -> Module:
 
 
 def read_linkage(path: str) -> Linkage:
+    try:
+        status = os.stat(path)
+    except OSError:
+        status = None
+    if status is None:
+        return _read_linkage(path, None)
+    return _read_linkage(path, (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns))
+
+
+# The search for a program's libraries reads each candidate, and then each library found, again:
+# pyelftools takes a good part of usdt's start-up over each. Once per version of a file.
+@functools.lru_cache(maxsize=256)
+def _read_linkage(path: str, version: Optional[Tuple[int, ...]]) -> Linkage:
     with _elf_file(path) as elf:
         return _linkage(elf)
 
@@ -213,11 +228,13 @@ def parse_arguments(text: str) -> Tuple[ArgumentSpec, ...]:
 def _module(path: str, elf: ELFFile) -> Module:
     byte_order = "<" if elf.little_endian else ">"
     word = "Q" if elf.elfclass == 64 else "I"
-    base = elf.get_section_by_name(".stapsdt.base")
+    # pyelftools parses a section's header again at each look: one pass over them all.
+    sections = list(elf.iter_sections())
+    base = next((section for section in sections if section.name == ".stapsdt.base"), None)
     sites: Dict[Tuple[str, str], List[Site]] = {}
     records: Dict[Tuple[str, str], List[Tuple[str, ...]]] = {}
     warnings: List[str] = []
-    for owner, desc in _notes(elf, byte_order):
+    for owner, desc in _notes(elf, sections, byte_order):
         if owner == STAPSDT_OWNER:
             note = _stapsdt_note(desc, byte_order + 3 * word, base)
             if note is not None:
@@ -259,10 +276,10 @@ def _semaphore_shares_a_page(segments: Sequence[LoadSegment], semaphores: Sequen
     return False
 
 
-def _notes(elf: ELFFile, byte_order: str) -> Iterator[Tuple[str, bytes]]:
-    """(owner, desc) of each stapsdt and usdt note in the file's SHT_NOTE sections."""
+def _notes(elf: ELFFile, sections: Sequence[Section], byte_order: str) -> Iterator[Tuple[str, bytes]]:
+    """(owner, desc) of each stapsdt and usdt note in the file's SHT_NOTE `sections`."""
     file_size = os.fstat(elf.stream.fileno()).st_size
-    for section in elf.iter_sections():
+    for section in sections:
         if section["sh_type"] != "SHT_NOTE":
             continue
         if section["sh_offset"] + section["sh_size"] > file_size:
