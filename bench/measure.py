@@ -301,30 +301,32 @@ def machine(compilers: Sequence[str], python: str) -> Dict[str, str]:
 # --- usdt trace's own start-up -------------------------------------------------------------
 
 # Kernel timestamps (CLOCK_MONOTONIC) of what a start goes through, from one bpftrace watching
-# the whole machine: each exec (with the parent's pid), each bpftrace's BEGIN probe (bpftrace 0.17
-# runs it with BPF_PROG_TEST_RUN, command 10, once every probe is attached), each write to a
-# standard error (usdt's first is its announcement).
+# the whole machine: each exec (with the parent's pid), each write to a standard error (usdt's
+# first after its bpftrace attached is its announcement), and each bpftrace's line saying it has
+# attached (its BEGIN probe's; bpftrace prints it some milliseconds after running the probe).
 _START_WATCH = """
-tracepoint:sched:sched_process_exec { printf("exec %lld %d %d %s\\n", nsecs, pid, curtask->real_parent->tgid,
-                                            str(args->filename)); }
-tracepoint:syscalls:sys_enter_bpf /args->cmd == 10/ { printf("begin %lld %d\\n", nsecs, pid); }
-tracepoint:syscalls:sys_enter_write /args->fd == 2/ { printf("stderr %lld %d\\n", nsecs, pid); }
+tracepoint:sched:sched_process_exec {{ printf("exec %lld %d %d %s\\n", nsecs, pid, curtask->real_parent->tgid,
+                                             str(args->filename)); }}
+tracepoint:syscalls:sys_enter_write /args->fd == 2/ {{ printf("stderr %lld %d\\n", nsecs, pid); }}
+tracepoint:syscalls:sys_enter_write /args->fd == 1 && comm == "bpftrace"/ {{
+    if (strncmp(str(args->buf), "{ready}", {length}) == 0) {{ printf("stdout %lld %d\\n", nsecs, pid); }}
+}}
 """
 
 
 @dataclass
 class StartUp:
     """Median milliseconds of `usdt trace BINARY` until it announces it is tracing, and of
-    bpftrace alone, given the program usdt runs, until it has attached."""
+    bpftrace alone, given the program usdt runs, until it prints that it has attached."""
     usdt_to_bpftrace: float      # usdt's exec to its bpftrace's exec
-    attached_to_announced: float  # that bpftrace's BEGIN to usdt's announcement
+    printed_to_announced: float  # that bpftrace's line saying it attached to usdt's announcement
     usdt_total: float            # usdt's exec to its announcement
-    bpftrace_alone: float        # bpftrace's exec to its BEGIN, the same program, without usdt
+    bpftrace_alone: float        # bpftrace's exec to its line saying it attached, without usdt
     runs: int
 
     @property
     def usdt_own(self) -> float:
-        return self.usdt_to_bpftrace + self.attached_to_announced
+        return self.usdt_to_bpftrace + self.printed_to_announced
 
 
 def _events(lines: Sequence[str]) -> Dict[str, List[tuple]]:
@@ -332,7 +334,7 @@ def _events(lines: Sequence[str]) -> Dict[str, List[tuple]]:
     found: Dict[str, List[tuple]] = {}
     for line in lines:
         words = line.split(maxsplit=4)
-        if len(words) >= 3 and words[0] in ("exec", "begin", "stderr") and all(word.isdigit() for word in words[1:4]):
+        if len(words) >= 3 and words[0] in ("exec", "stderr", "stdout") and all(word.isdigit() for word in words[1:4]):
             found.setdefault(words[0], []).append((*map(int, words[1:4]), *words[4:]))
     return found
 
@@ -363,10 +365,11 @@ def start_up_milliseconds(usdt: Path, binary: Path, runs: int = 7, environment: 
     if bpftrace is None:
         raise NotMeasured("not measured: bpftrace is not installed")
     program = _run([str(usdt), "trace", str(binary), "--script"])
-    watch_script = _START_WATCH + bpftrace_attach.BEGIN_READY
+    ready = "usdt-trace: attached"    # usdttool/supervisor.py's READY_LINE
+    watch_script = _START_WATCH.format(ready=ready, length=len(ready)) + bpftrace_attach.BEGIN_READY
     watcher = subprocess.Popen([bpftrace, "-B", "line", "-e", watch_script], stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, encoding="utf-8")
-    measured: Dict[str, List[float]] = {"usdt_to_bpftrace": [], "attached_to_announced": [], "usdt_total": [],
+    measured: Dict[str, List[float]] = {"usdt_to_bpftrace": [], "printed_to_announced": [], "usdt_total": [],
                                         "bpftrace_alone": []}
     started: List[tuple] = []
     watched: List[str] = []
@@ -381,7 +384,7 @@ def start_up_milliseconds(usdt: Path, binary: Path, runs: int = 7, environment: 
             _until(tracer, tracer.stderr, "Ctrl-C to stop")
             bpftrace_alone = subprocess.Popen([bpftrace, "-B", "line", "-e", program], stdout=subprocess.PIPE,
                                               stderr=subprocess.DEVNULL, encoding="utf-8")
-            _until(bpftrace_alone, bpftrace_alone.stdout, "usdt-trace: attached")
+            _until(bpftrace_alone, bpftrace_alone.stdout, ready)
             for process in (tracer, bpftrace_alone):
                 bpftrace_attach.stop(process)
             started.append((tracer.pid, bpftrace_alone.pid))
@@ -390,17 +393,17 @@ def start_up_milliseconds(usdt: Path, binary: Path, runs: int = 7, environment: 
         bpftrace_attach.stop(watcher)
     reader.join(timeout=10)
     events = _events(watched)
-    execs, begins, writes = events.get("exec", []), events.get("begin", []), events.get("stderr", [])
+    execs, writes, printed = events.get("exec", []), events.get("stderr", []), events.get("stdout", [])
     for usdt_pid, alone_pid in started:
         usdt_exec = min(nsecs for nsecs, pid, *_ in execs if pid == usdt_pid)
         child_exec, child = min((nsecs, pid) for nsecs, pid, parent, *file in execs
                                 if parent == usdt_pid and file and os.path.basename(file[0].strip()) == "bpftrace")
-        attached = min(nsecs for nsecs, pid in begins if pid == child)
-        announced = min(nsecs for nsecs, pid in writes if pid == usdt_pid and nsecs >= attached)
+        ready_printed = min(nsecs for nsecs, pid in printed if pid == child)
+        announced = min(nsecs for nsecs, pid in writes if pid == usdt_pid and nsecs >= ready_printed)
         alone_exec = min(nsecs for nsecs, pid, *_ in execs if pid == alone_pid)
-        alone_attached = min(nsecs for nsecs, pid in begins if pid == alone_pid)
+        alone_printed = min(nsecs for nsecs, pid in printed if pid == alone_pid)
         measured["usdt_to_bpftrace"].append((child_exec - usdt_exec) / 1e6)
-        measured["attached_to_announced"].append((announced - attached) / 1e6)
+        measured["printed_to_announced"].append((announced - ready_printed) / 1e6)
         measured["usdt_total"].append((announced - usdt_exec) / 1e6)
-        measured["bpftrace_alone"].append((alone_attached - alone_exec) / 1e6)
+        measured["bpftrace_alone"].append((alone_printed - alone_exec) / 1e6)
     return StartUp(**{name: statistics.median(values) for name, values in measured.items()}, runs=runs)

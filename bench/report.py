@@ -325,15 +325,16 @@ def start_up_section(start_up: Optional[Dict[str, object]]) -> List[str]:
     rows = []
     for condition, value in start_up.items():
         if isinstance(value, measure.StartUp):
-            rows.append([condition, f"{value.usdt_to_bpftrace:.0f}", f"{value.attached_to_announced:.0f}",
+            rows.append([condition, f"{value.usdt_to_bpftrace:.0f}", f"{value.printed_to_announced:.1f}",
                          f"{value.usdt_own:.0f}", f"{value.usdt_total:.0f}", f"{value.bpftrace_alone:.0f}",
                          f"×{value.usdt_total / value.bpftrace_alone:.2f}"])
         else:
             rows.append([condition, str(value), "", "", "", "", ""])
     return ["## usdt trace start-up", "",
             "`usdt trace` on the example project's kvserver, until it announces that it traces, against bpftrace "
-            "alone running the same program (`usdt trace --script`) until it has attached; milliseconds, medians "
-            "of the runs, kernel timestamps.", "",
+            "alone running the same program (`usdt trace --script`) until it prints that it has attached; "
+            "milliseconds, medians of the runs, kernel timestamps. usdt's own part: from its exec to its "
+            "bpftrace's, and from the line where that bpftrace says it has attached to the announcement.", "",
             *table(["Condition", "usdt exec to bpftrace exec", "bpftrace attached to announcement", "usdt's own",
                     "usdt exec to announcement", "bpftrace alone, exec to attached", "usdt total / bpftrace alone"],
                    rows)]
