@@ -164,6 +164,44 @@ def read_module(path: str) -> Module:
         return _module(path, elf)
 
 
+# The note sections a toolchain or distribution adds, which hold no probes.
+_OTHER_NOTE_SECTIONS = {b".note.gnu.build-id", b".note.ABI-tag", b".note.gnu.property", b".note.package"}
+_SHT_NOTE = 7
+
+
+def may_have_probes(path: str) -> bool:
+    """False where the ELF file at `path` surely has no probes: none of its note sections may
+    hold any (libc, libm...). Its section headers read with struct, a fraction of what
+    read_module() takes through pyelftools; True whenever unsure, read_module() then decides."""
+    try:
+        with open(path, "rb") as file:
+            header = file.read(64)
+            if len(header) < 52 or header[:4] != b"\x7fELF" or header[4] not in (1, 2) or header[5] not in (1, 2):
+                return True
+            order = "<" if header[5] == 1 else ">"
+            if header[4] == 2:
+                (section_offset,), names_at = struct.unpack_from(order + "Q", header, 0x28), 0x3A
+                entry = order + "IIQQQQ"        # sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size
+            else:
+                (section_offset,), names_at = struct.unpack_from(order + "I", header, 0x20), 0x2E
+                entry = order + "IIIIII"
+            entry_size, count, names_index = struct.unpack_from(order + "HHH", header, names_at)
+            if not count or names_index >= count or entry_size < struct.calcsize(entry):
+                return True             # none, or more than 0xff00 (counted elsewhere)
+            file.seek(section_offset)
+            table = file.read(entry_size * count)
+            sections = [struct.unpack_from(entry, table, index * entry_size) for index in range(count)]
+            names_offset, names_size = sections[names_index][4:6]
+            file.seek(names_offset)
+            names = file.read(names_size)
+    except (OSError, struct.error):
+        return True
+    for name_offset, section_type, *_ in sections:
+        if section_type == _SHT_NOTE and names[name_offset:names.find(b"\0", name_offset)] not in _OTHER_NOTE_SECTIONS:
+            return True
+    return False
+
+
 def read_linkage(path: str) -> Linkage:
     try:
         status = os.stat(path)

@@ -206,6 +206,8 @@ def _file_modules(files: Sequence[str], every_library: bool) -> List[elf.Module]
         if real_path in seen:
             continue
         seen.add(real_path)
+        if not elf.may_have_probes(path):
+            continue
         module = elf.read_module(path)
         built_by_usdt = any(probe.source_name for probe in module.probes)
         if module.probes and (real_path in named or built_by_usdt or every_library):

@@ -336,6 +336,32 @@ class StartupInterruptTest(TraceTestCase):
                         self.assertIn("kvcache:fill", result.stdout)
 
 
+class ProbeFilterTest(unittest.TestCase):
+    """elf.may_have_probes(), which spares usdt reading files without probes through pyelftools
+    (libc, libm...), says False only for those: on every program here and the libraries they
+    load. (Under the interpreter usdt runs in, which has pyelftools.)"""
+
+    SCRIPT = """
+import sys
+from usdttool import elf, libraries
+paths = sys.argv[1:] + [library for path in sys.argv[1:] for library in libraries.shared_libraries(path).paths]
+for path in sorted(set(paths)):
+    print(path, elf.may_have_probes(path), bool(elf.read_module(path).probes))
+"""
+
+    def test_false_only_without_probes(self):
+        interpreter = launcher.INTERPRETER or [sys.executable]
+        files = [PROGRAMS[name] for name in PROGRAM_NAMES if PROGRAMS.get(name)]
+        result = subprocess.run([*interpreter, "-c", self.SCRIPT, *files], capture_output=True, text=True, timeout=60,
+                                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        verdicts = [line.rsplit(" ", 2) for line in result.stdout.splitlines()]
+        self.assertIn("False", {filtered for _, filtered, _ in verdicts}, "no file was left out: libc has no probes")
+        for path, filtered, has_probes in verdicts:
+            if has_probes == "True":
+                self.assertEqual(filtered, "True", path)
+
+
 class EarlyHitsTest(unittest.TestCase):
     """Hits fired before every probe was attached (before BEGIN's nsecs) are not printed, where
     bpftrace's per-CPU buffers bring them before the READY line or after it; later hits and
