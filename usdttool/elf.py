@@ -17,6 +17,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from elftools.elf.constants import P_FLAGS
 from elftools.elf.elffile import ELFFile
+from elftools.elf.enums import ENUM_E_MACHINE
 from elftools.elf.sections import Section
 
 from .errors import ToolError
@@ -165,41 +166,109 @@ def read_module(path: str) -> Module:
 
 
 # The note sections a toolchain or distribution adds, which hold no probes.
-_OTHER_NOTE_SECTIONS = {b".note.gnu.build-id", b".note.ABI-tag", b".note.gnu.property", b".note.package"}
-_SHT_NOTE = 7
+_OTHER_NOTE_SECTIONS = {".note.gnu.build-id", ".note.ABI-tag", ".note.gnu.property", ".note.package"}
+_SHT_NOTE, _SHT_DYNAMIC, _PT_INTERP = 7, 6, 3
+_DT_NULL, _DT_NEEDED, _DT_RPATH, _DT_RUNPATH = 0, 1, 15, 29
+_MACHINE_NAMES = {number: name for name, number in ENUM_E_MACHINE.items() if name.startswith("EM_")}
+
+
+@dataclass(frozen=True)
+class _Headers:
+    """A file's ELF, section and program headers, read with struct: pyelftools takes a good part
+    of usdt's start-up over the files a program loads, most without probes."""
+    order: str
+    elf_class: int
+    machine: int
+    sections: Tuple[Tuple[str, int, int, int, int], ...]   # name, type, offset, size, link
+    segments: Tuple[Tuple[int, int, int], ...]             # type, offset, file size
+
+
+def _headers(file) -> Optional[_Headers]:
+    """None for anything unusual (more than 0xff00 sections, a damaged table...), which
+    pyelftools then reads."""
+    header = file.read(64)
+    if len(header) < 52 or header[:4] != b"\x7fELF" or header[4] not in (1, 2) or header[5] not in (1, 2):
+        return None
+    order = "<" if header[5] == 1 else ">"
+    if header[4] == 2:
+        segment_table, section_table = struct.unpack_from(order + "QQ", header, 0x20)
+        sizes_at, section_entry, segment_entry = 0x36, order + "IIQQQQIIQQ", order + "IIQQQQQQ"
+    else:
+        segment_table, section_table = struct.unpack_from(order + "II", header, 0x1C)
+        sizes_at, section_entry, segment_entry = 0x2A, order + "IIIIIIIIII", order + "IIIIIIII"
+    (machine,) = struct.unpack_from(order + "H", header, 0x12)
+    segment_size, segment_count, section_size, section_count, names_index = \
+        struct.unpack_from(order + "HHHHH", header, sizes_at)
+    if not section_count or names_index >= section_count or section_size < struct.calcsize(section_entry) \
+            or (segment_count and segment_size < struct.calcsize(segment_entry)):
+        return None
+    file.seek(section_table)
+    table = file.read(section_size * section_count)
+    raw_sections = [struct.unpack_from(section_entry, table, index * section_size) for index in range(section_count)]
+    file.seek(segment_table)
+    table = file.read(segment_size * segment_count)
+    raw_segments = [struct.unpack_from(segment_entry, table, index * segment_size) for index in range(segment_count)]
+    names_offset, names_size = raw_sections[names_index][4:6]
+    file.seek(names_offset)
+    names = file.read(names_size)
+    sections = tuple((names[name:names.find(b"\0", name)].decode("utf-8", "replace"), kind, offset, size, link)
+                     for name, kind, _, _, offset, size, link, *_ in raw_sections)
+    if header[4] == 2:
+        segments = tuple((kind, offset, size) for kind, _, offset, _, _, size, *_ in raw_segments)
+    else:
+        segments = tuple((kind, offset, size) for kind, offset, _, _, size, *_ in raw_segments)
+    return _Headers(order, 32 * header[4], machine, sections, segments)
 
 
 def may_have_probes(path: str) -> bool:
     """False where the ELF file at `path` surely has no probes: none of its note sections may
-    hold any (libc, libm...). Its section headers read with struct, a fraction of what
-    read_module() takes through pyelftools; True whenever unsure, read_module() then decides."""
+    hold any (libc, libm...); True whenever unsure, read_module() then decides."""
     try:
         with open(path, "rb") as file:
-            header = file.read(64)
-            if len(header) < 52 or header[:4] != b"\x7fELF" or header[4] not in (1, 2) or header[5] not in (1, 2):
-                return True
-            order = "<" if header[5] == 1 else ">"
-            if header[4] == 2:
-                (section_offset,), names_at = struct.unpack_from(order + "Q", header, 0x28), 0x3A
-                entry = order + "IIQQQQ"        # sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size
-            else:
-                (section_offset,), names_at = struct.unpack_from(order + "I", header, 0x20), 0x2E
-                entry = order + "IIIIII"
-            entry_size, count, names_index = struct.unpack_from(order + "HHH", header, names_at)
-            if not count or names_index >= count or entry_size < struct.calcsize(entry):
-                return True             # none, or more than 0xff00 (counted elsewhere)
-            file.seek(section_offset)
-            table = file.read(entry_size * count)
-            sections = [struct.unpack_from(entry, table, index * entry_size) for index in range(count)]
-            names_offset, names_size = sections[names_index][4:6]
-            file.seek(names_offset)
-            names = file.read(names_size)
-    except (OSError, struct.error):
+            headers = _headers(file)
+    except Exception:   # a damaged file: read_module() says what is wrong with it
         return True
-    for name_offset, section_type, *_ in sections:
-        if section_type == _SHT_NOTE and names[name_offset:names.find(b"\0", name_offset)] not in _OTHER_NOTE_SECTIONS:
-            return True
-    return False
+    return headers is None or any(kind == _SHT_NOTE and name not in _OTHER_NOTE_SECTIONS
+                                  for name, kind, *_ in headers.sections)
+
+
+def _fast_linkage(file) -> Optional[Linkage]:
+    """The file's Linkage from its headers and .dynamic; None where pyelftools should read it."""
+    headers = _headers(file)
+    if headers is None or headers.machine not in _MACHINE_NAMES:
+        return None
+    interpreter = None
+    for kind, offset, size in headers.segments:
+        if kind == _PT_INTERP:
+            file.seek(offset)
+            interpreter = file.read(size).split(b"\0", 1)[0].decode("utf-8", "replace")
+    needed: List[str] = []
+    rpath: List[str] = []
+    runpath: List[str] = []
+    dynamic = next((section for section in headers.sections if section[:2] == (".dynamic", _SHT_DYNAMIC)), None)
+    if dynamic is not None:
+        _, _, offset, size, link = dynamic
+        if link >= len(headers.sections):
+            return None
+        _, _, strings_offset, strings_size, _ = headers.sections[link]
+        file.seek(strings_offset)
+        strings = file.read(strings_size)
+        file.seek(offset)
+        data = file.read(size)
+        entry = headers.order + ("qQ" if headers.elf_class == 64 else "iI")
+        for tag, value in struct.iter_unpack(entry, data[:len(data) - len(data) % struct.calcsize(entry)]):
+            if tag == _DT_NULL:
+                break
+            if tag in (_DT_NEEDED, _DT_RPATH, _DT_RUNPATH):
+                if value >= len(strings):
+                    return None
+                text = strings[value:strings.find(b"\0", value)].decode("utf-8", "replace")
+                if tag == _DT_NEEDED:
+                    needed.append(text)
+                else:
+                    (rpath if tag == _DT_RPATH else runpath).extend(entry for entry in text.split(":") if entry)
+    return Linkage(headers.elf_class, _MACHINE_NAMES[headers.machine], tuple(needed), tuple(rpath), tuple(runpath),
+                   interpreter)
 
 
 def read_linkage(path: str) -> Linkage:
@@ -216,6 +285,13 @@ def read_linkage(path: str) -> Linkage:
 # pyelftools takes a good part of usdt's start-up over each. Once per version of a file.
 @functools.lru_cache(maxsize=256)
 def _read_linkage(path: str, version: Optional[Tuple[int, ...]]) -> Linkage:
+    try:
+        with open(path, "rb") as file:
+            linkage = _fast_linkage(file)
+    except Exception:   # a damaged file: pyelftools's reading says what is wrong with it
+        linkage = None
+    if linkage is not None:
+        return linkage
     with _elf_file(path) as elf:
         return _linkage(elf)
 

@@ -336,9 +336,10 @@ class StartupInterruptTest(TraceTestCase):
                         self.assertIn("kvcache:fill", result.stdout)
 
 
-class ProbeFilterTest(unittest.TestCase):
-    """elf.may_have_probes(), which spares usdt reading files without probes through pyelftools
-    (libc, libm...), says False only for those: on every program here and the libraries they
+class FastElfReadingTest(unittest.TestCase):
+    """What usdt reads with struct rather than pyelftools, which takes a good part of its
+    start-up: elf.may_have_probes() says False only for files without probes (libc, libm...),
+    and a file's linkage is pyelftools's own, on every program here and the libraries they
     load. (Under the interpreter usdt runs in, which has pyelftools.)"""
 
     SCRIPT = """
@@ -346,6 +347,10 @@ import sys
 from usdttool import elf, libraries
 paths = sys.argv[1:] + [library for path in sys.argv[1:] for library in libraries.shared_libraries(path).paths]
 for path in sorted(set(paths)):
+    with open(path, "rb") as file:
+        fast = elf._fast_linkage(file)
+    with elf._elf_file(path) as file:
+        assert fast == elf._linkage(file), (path, fast)
     print(path, elf.may_have_probes(path), bool(elf.read_module(path).probes))
 """
 
