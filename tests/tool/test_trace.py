@@ -339,8 +339,8 @@ class StartupInterruptTest(TraceTestCase):
 class FastElfReadingTest(unittest.TestCase):
     """What usdt reads with struct rather than pyelftools, which takes a good part of its
     start-up: elf.may_have_probes() says False only for files without probes (libc, libm...),
-    and a file's linkage is pyelftools's own, on every program here and the libraries they
-    load. (Under the interpreter usdt runs in, which has pyelftools.)"""
+    and a file's linkage and probes are pyelftools's own, on every program here and the
+    libraries they load. (Under the interpreter usdt runs in, which has pyelftools.)"""
 
     SCRIPT = """
 import sys
@@ -351,6 +351,10 @@ for path in sorted(set(paths)):
         fast = elf._fast_linkage(file)
     with elf._elf_file(path) as file:
         assert fast == elf._linkage(file), (path, fast)
+    with open(path, "rb") as file:
+        fast = elf._fast_module(path, file)
+    with elf._elf_file(path) as file:
+        assert fast == elf._module(path, file), (path, fast)
     print(path, elf.may_have_probes(path), bool(elf.read_module(path).probes))
 """
 
