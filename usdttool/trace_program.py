@@ -123,7 +123,7 @@ def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = 
     unmatched = [pattern for pattern in patterns if pattern not in matched]
     if unmatched:
         available = sorted({f"{probe.provider}:{probe.name}" for _, probes in described for probe, _ in probes})
-        files = [pattern for pattern in unmatched if os.path.exists(pattern)]
+        files = [pattern for pattern in unmatched if "/" not in pattern and os.path.exists(pattern)]
         hint = f" (to trace the file {files[0]} too, write ./{files[0]})" if files else ""
         raise ToolError(f"no probe of {what} matches {', '.join(unmatched)}; "
                         f"its probes: {' '.join(available)}{hint}")

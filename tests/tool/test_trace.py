@@ -57,6 +57,8 @@ SDT_ONLY_HITS = [("sdtapp:hello", {"arg0": "-3", "arg1": "7", "arg2": "120"}), (
 # programs/twolibs.c: core:hit from libtool_core_a.so (who=1) and libtool_core_b.so (who=2).
 TWOLIBS_HITS = [("core:hit", {"who": str(who), "value": str(100 * who + round), "from": f'"from-{"ab"[who - 1]}"'})
                 for round in range(3) for who in (1, 2)]
+# tool_twolibs --load-late: libtool_core_b.so's hit right after dlopen(), before the rounds.
+LOADED_HIT = ("core:hit", {"who": "2", "value": "209", "from": '"from-b"'})
 # programs/cxxapp.cpp: its probe around an exception, and libstdc++'s (stapsdt notes: the
 # exception object's and its type_info's addresses, as integers).
 CXXAPP_HITS = [("cxxapp:work", {"round": "1", "what": '"before"'}),
@@ -122,6 +124,18 @@ def trace_process(program: subprocess.Popen, *patterns):
                 process.wait()
         program.stdout.close()
     return subprocess.CompletedProcess(tracer.args, tracer.returncode, output, announcement + errors), status
+
+
+def start_loading_late() -> subprocess.Popen:
+    """tool_twolibs --load-late, once it has said "ready": a line on its stdin makes it load
+    libtool_core_b.so (and fire its probe at once); closing its stdin, fire the rounds and exit."""
+    started = subprocess.Popen([PROGRAMS["twolibs"], "--load-late"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True)
+    if started.stdout.readline() != "ready\n":
+        started.kill()
+        started.wait()
+        raise AssertionError("tool_twolibs --load-late did not start")
+    return started
 
 
 def hits(output: str):
@@ -311,6 +325,19 @@ class ScriptTest(TraceTestCase):
         self.assertEqual(sorted(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /(.*) && @usdt_on/$', result.stdout, re.MULTILINE)),
                          [(os.path.basename(PROGRAMS[name]), "core:hit", f"pid == {program.pid}")
                           for name in ("core_a", "core_b")])
+
+    def test_a_process_and_a_file_it_has_not_loaded(self):
+        # bpftrace 0.17's -p attaches only to mapped files: by path, and the process's pid.
+        program = start_loading_late()
+        try:
+            result = usdt("trace", "-p", program.pid, PROGRAMS["core_b"], "--script")
+        finally:
+            program.kill()
+            program.communicate()
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertEqual(sorted(set(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /pid == (\d+)\b', result.stdout,
+                                               re.MULTILINE))),
+                         [(os.path.basename(PROGRAMS[name]), "core:hit", str(program.pid)) for name in ("core_a", "core_b")])
 
     def test_patterns_choose_probes(self):
         result = usdt("trace", PROGRAMS["kvserver"], "kvserver:request__*", "--script")
@@ -514,6 +541,25 @@ class ErrorTest(TraceTestCase):
                                   f"{KVSERVER_PROBES} (to trace the file libtool_kvstore.so too, write "
                                   "./libtool_kvstore.so)")
 
+    def test_with_pid_a_file_without_a_slash_is_a_pattern(self):
+        # The hint is taken: `./FILE` is the file, loaded by the process or not.
+        program = start_loading_late()
+        directory = Path(PROGRAMS["core_b"]).parent
+        try:
+            result = subprocess.run(usdt_command("trace", "-p", program.pid, "libtool_core_b.so", "--script"),
+                                    capture_output=True, text=True, cwd=directory, timeout=TRACE_TIMEOUT)
+            self.assert_error(result, f"no probe of process {program.pid} matches libtool_core_b.so; its probes: "
+                                      "core:hit (to trace the file libtool_core_b.so too, write ./libtool_core_b.so)")
+            result = subprocess.run(usdt_command("trace", "-p", program.pid, "./libtool_core_b.so", "--script"),
+                                    capture_output=True, text=True, cwd=directory, timeout=TRACE_TIMEOUT)
+            self.assertEqual((result.returncode, result.stderr), (0, ""))
+            self.assertIn(f'usdt:"{PROGRAMS["core_b"]}":core:hit /pid == {program.pid}', result.stdout)
+            self.assert_error(usdt("trace", "-p", program.pid, PROGRAMS["plain"]),
+                              f"{PROGRAMS['plain']} has no USDT probes")
+        finally:
+            program.kill()
+            program.communicate()
+
     def test_a_missing_file(self):
         self.assert_error(usdt("trace", "/nonexistent/app"), "/nonexistent/app")
 
@@ -631,6 +677,29 @@ class LiveTest(TraceTestCase):
                 self.assertEqual(result.stderr, f"usdt: tracing 2 probes of process {program.pid}, in 2 files "
                                                 f"(names and types from core.d); Ctrl-C to stop\n")
                 self.assert_hits(result.stdout, TWOLIBS_HITS, pid=program.pid)
+
+    def test_a_library_named_before_the_process_loads_it(self):
+        # Attached by its path from the start: from the first hit after dlopen().
+        program = start_loading_late()
+        tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid, PROGRAMS["core_b"]),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(tracer.stderr.readline(), f"usdt: tracing 2 probes of process {program.pid}, in 2 "
+                                                       f"files (names and types from core.d); Ctrl-C to stop\n")
+            program.stdin.write("load\n")
+            program.stdin.flush()
+            self.assertEqual(program.stdout.readline(), "loaded\n")
+            program.stdin.close()
+            output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
+            status = program.wait(timeout=TRACE_TIMEOUT)
+        finally:
+            for process in (tracer, program):
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+            program.stdout.close()
+        self.assertEqual((tracer.returncode, errors, status), (0, "", 0))
+        self.assert_hits(output, [LOADED_HIT, *TWOLIBS_HITS], pid=program.pid)
 
     def test_pointers_nothing_can_read_crash_neither_the_program_nor_usdt(self):
         # tests/integration/programs/bad_pointers.h: NULL, (const char *)1, unmapped and
