@@ -6,6 +6,7 @@ every consumer builds against that moved prefix is theirs to show (package.find_
 the example project on it).
 """
 
+import importlib.util
 import re
 import unittest
 from pathlib import Path
@@ -34,6 +35,21 @@ class InstallTest(unittest.TestCase):
     def test_installs_exactly_the_golden_list(self):
         expected = [line for line in GOLDEN_LIST.read_text().splitlines() if line and not line.startswith("#")]
         self.assertEqual(sorted(map(with_cache_tag, files_under(self.prefix))), sorted(expected))
+
+    def test_the_byte_compiled_modules_are_those_python_reads(self):
+        # The launcher writes no caches: without these, each start compiles every module again.
+        # Checked against the source's hash (PEP 552 flags 0b11), they stay valid when the
+        # prefix is moved or copied.
+        sources = sorted(self.prefix.glob("share/usdt/usdt*/*.py"))
+        self.assertTrue(sources)
+        for source in sources:
+            caches = list(source.parent.glob(f"__pycache__/{source.stem}.*.pyc"))
+            self.assertEqual(len(caches), 1, source)
+            header = caches[0].read_bytes()[:16]
+            if header[:4] != importlib.util.MAGIC_NUMBER:
+                self.skipTest(f"{caches[0]}: from another Python version than this test's, whose hash differs")
+            self.assertEqual(int.from_bytes(header[4:8], "little"), 0b11, caches[0])
+            self.assertEqual(header[8:16], importlib.util.source_hash(source.read_bytes()), caches[0])
 
     def test_no_installed_file_names_a_directory_of_this_machine(self):
         setup = package.SETUP
