@@ -12,6 +12,7 @@ import json
 import re
 import statistics
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
@@ -285,8 +286,27 @@ def compile_targets(compile_ms: Dict[str, Dict[str, float]], pairs: List[Tuple[s
     ]
 
 
+START_UP_LIMIT_MS = 300
+
+
+def start_up_target(start_up: Dict[str, object]) -> Target:
+    """usdt's own part of `usdt trace`'s start: `start_up` maps a condition to a StartUp, or to
+    the NotMeasured that says why not."""
+    measured = [(condition, value) for condition, value in start_up.items() if isinstance(value, measure.StartUp)]
+    if not measured:
+        reasons = sorted({str(value) for value in start_up.values()})
+        return Target(f"usdt trace's own start-up under {START_UP_LIMIT_MS} ms", "; ".join(reasons) or "not measured",
+                      None)
+    return Target(f"usdt trace's own start-up (exec to bpftrace started, plus bpftrace attached to the "
+                  f"announcement) under {START_UP_LIMIT_MS} ms for the example project, with or without a "
+                  f"shim first on PATH",
+                  ", ".join(f"{condition}: {value.usdt_own:.0f} ms" for condition, value in measured),
+                  all(value.usdt_own < START_UP_LIMIT_MS for _, value in measured), START_UP_COST)
+
+
 def targets(compilers: List[Compiler], generator_seconds: float,
-            compile_ms: Dict[str, Dict[str, float]], compile_pairs: List[Tuple[str, str]]) -> List[Target]:
+            compile_ms: Dict[str, Dict[str, float]], compile_pairs: List[Tuple[str, str]],
+            start_up: Optional[Dict[str, object]] = None) -> List[Target]:
     return [
         unguarded_instructions_target(compilers),
         guarded_instructions_target(compilers),
@@ -295,7 +315,29 @@ def targets(compilers: List[Compiler], generator_seconds: float,
         string_target(compilers),
         Target("10,000 probes generate in under 2 s", f"{generator_seconds:.2f} s", generator_seconds < 2, MACHINE_TIME),
         *compile_targets(compile_ms, compile_pairs),
+        *([start_up_target(start_up)] if start_up is not None else []),
     ]
+
+
+def start_up_section(start_up: Optional[Dict[str, object]]) -> List[str]:
+    if start_up is None:
+        return []
+    rows = []
+    for condition, value in start_up.items():
+        if isinstance(value, measure.StartUp):
+            rows.append([condition, f"{value.usdt_to_bpftrace:.0f}", f"{value.printed_to_announced:.1f}",
+                         f"{value.usdt_own:.0f}", f"{value.usdt_total:.0f}", f"{value.bpftrace_alone:.0f}",
+                         f"×{value.usdt_total / value.bpftrace_alone:.2f}"])
+        else:
+            rows.append([condition, str(value), "", "", "", "", ""])
+    return ["## usdt trace start-up", "",
+            "`usdt trace` on the example project's kvserver, until it announces that it traces, against bpftrace "
+            "alone running the same program (`usdt trace --script`) until it prints that it has attached; "
+            "milliseconds, medians of the runs, kernel timestamps. usdt's own part: from its exec to its "
+            "bpftrace's, and from the line where that bpftrace says it has attached to the announcement.", "",
+            *table(["Condition", "usdt exec to bpftrace exec", "bpftrace attached to announcement", "usdt's own",
+                    "usdt exec to announcement", "bpftrace alone, exec to attached", "usdt total / bpftrace alone"],
+                   rows)]
 
 
 OPERANDS_IN_REGISTERS = """Where the *sys/sdt.h's operands* column says *indexed* or *memory*, sys/sdt.h names each
@@ -325,6 +367,13 @@ the same commit up to 2.5 times slower on one day than on another. The *alone* f
 same file compiled without usdt, in the same run) give this run's scale; to tell a change of
 usdt from one of the machine, measure the commit before it in the same conditions (`git
 worktree add`, then its bench/run.sh)."""
+
+START_UP_COST = """usdt's own start-up is its interpreter, its imports (Jinja2 and pyelftools take most of it), reading
+the ELF files of the program and the libraries it loads, and rendering the program, all before
+bpftrace starts; after bpftrace has attached, only the announcement. The installed command
+runs its byte-compiled modules under the interpreter CMake found (a shim first on PATH is not
+on its way); a build tree's compiles its own modules at each start. A loaded machine slows all
+of it: compare with the bpftrace-alone column of the same run."""
 
 CXX_API_COMPILE_COST = """A C translation unit sees the macros, the semaphores and `.stapsdt.base`; a C++ one also
 compiles the typed API: one inline function per probe, whose parameters are the runtime
@@ -520,8 +569,9 @@ def trace_rate_section(rates: Optional[dict]) -> List[str]:
 
 def document(compilers: List[Compiler], machine: Dict[str, str], generator_seconds: float,
              compile_ms: Dict[str, Dict[str, float]], compile_pairs: List[Tuple[str, str]], command: str,
-             nop5: Optional[dict] = None, trace_rates: Optional[dict] = None) -> str:
-    measured_targets = targets(compilers, generator_seconds, compile_ms, compile_pairs)
+             nop5: Optional[dict] = None, trace_rates: Optional[dict] = None,
+             start_up: Optional[Dict[str, object]] = None) -> str:
+    measured_targets = targets(compilers, generator_seconds, compile_ms, compile_pairs, start_up)
     lines = ["# Performance", "",
              f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `{command}` "
              "(as root, for bpftrace), which wrote this file: do not edit it, run the command again. "
@@ -551,8 +601,22 @@ def document(compilers: List[Compiler], machine: Dict[str, str], generator_secon
                      [[f"`{name}`", f"{times['alone']:.0f}", f"{times['usdt.h']:.0f}", f"{times['header']:.0f}",
                        f"{times['header'] - times['alone']:+.0f}", f"{times['macros only'] - times['alone']:+.0f}"]
                       for name, times in compile_ms.items()]),
-              *nop5_section(nop5), *trace_rate_section(trace_rates)]
+              *nop5_section(nop5), *trace_rate_section(trace_rates), "", *start_up_section(start_up)]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def measure_start_up(usdt: Path, example: Path) -> Dict[str, object]:
+    """Condition -> measure.StartUp, or the NotMeasured saying why not."""
+    print("usdt trace start-up", file=sys.stderr)
+    results: Dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as directory:
+        for condition, environment in (("installed usdt", None),
+                                       ("a python3 shim first on PATH", measure.shim_environment(Path(directory)))):
+            try:
+                results[condition] = measure.start_up_milliseconds(usdt, example, environment=environment)
+            except measure.NotMeasured as reason:
+                results[condition] = reason
+    return results
 
 
 def main() -> None:
@@ -563,6 +627,8 @@ def main() -> None:
     parser.add_argument("--command", default="bench/run.sh", help="the command the document names as its source")
     parser.add_argument("--nop5", type=Path, help="bench/nop5/nop5_hit_cost.py's JSON output")
     parser.add_argument("--trace-rate", type=Path, help="bench/trace_rate/trace_rate.py's JSON output")
+    parser.add_argument("--usdt", type=Path, help="an installed usdt command, for usdt trace's start-up")
+    parser.add_argument("--example", type=Path, help="the example project's kvserver, built against that usdt")
     arguments = parser.parse_args()
     builds = dict(build.split("=", 1) for build in arguments.build)
 
@@ -582,8 +648,9 @@ def main() -> None:
     compile_ms = measure.compile_milliseconds(commands, python)
     nop5 = json.loads(arguments.nop5.read_text()) if arguments.nop5 else None
     trace_rates = json.loads(arguments.trace_rate.read_text()) if arguments.trace_rate else None
+    start_up = measure_start_up(arguments.usdt, arguments.example) if arguments.usdt and arguments.example else None
     arguments.output.write_text(document(compilers, machine, generator_seconds, compile_ms, compile_pairs,
-                                         arguments.command, nop5, trace_rates))
+                                         arguments.command, nop5, trace_rates, start_up))
     print(f"wrote {arguments.output}", file=sys.stderr)
 
 

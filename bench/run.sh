@@ -27,6 +27,13 @@ if [ "$(uname -m)" = x86_64 ]; then
   nop5=(--nop5 "$build/nop5.json")
 fi
 
+# usdt trace's start-up: the command as users run it, installed, on the example project built
+# against that install.
+cmake -S "$repository" -B "$build/usdt" -DUSDT_BUILD_TESTS=OFF >/dev/null
+cmake --install "$build/usdt" --prefix "$build/usdt/prefix" >/dev/null
+cmake -S "$repository/example-project" -B "$build/example" -DCMAKE_PREFIX_PATH="$build/usdt/prefix" >/dev/null
+cmake --build "$build/example" >/dev/null
+
 # The Python CMake chose for the generator: the generator's timing is its.
 python=$(sed -n 's/^USDT_PYTHON_EXECUTABLE:[A-Z]*=//p' "$build/GCC/CMakeCache.txt")
 
@@ -38,4 +45,5 @@ if ((EUID == 0)) && command -v bpftrace >/dev/null; then
   trace_rate=(--trace-rate "$build/trace_rate.json")
 fi
 "$python" "$repository/bench/report.py" --build "GCC=$build/GCC" --build "Clang=$build/Clang" \
-          --output "$repository/docs/PERFORMANCE.md" --command "bench/run.sh" "${nop5[@]}" "${trace_rate[@]}"
+          --output "$repository/docs/PERFORMANCE.md" --command "bench/run.sh" "${nop5[@]}" "${trace_rate[@]}" \
+          --usdt "$build/usdt/prefix/bin/usdt" --example "$build/example/kvserver"

@@ -26,6 +26,14 @@ def needs_pid_predicate(modules: Sequence[elf.Module]) -> bool:
     return False
 
 
+# bpftrace 0.17's -p attaches only to files the process maps already ("Error finding location for
+# probe"): where a file named has not been loaded yet (a library the process will dlopen()), usdt
+# attaches by path without -p, and keeps to the process with a predicate on its pid.
+def pid_option_attaches(modules: Sequence[elf.Module], unmapped: Sequence[elf.Module]) -> bool:
+    """Whether `bpftrace -p` traces `modules` of a process, `unmapped` among them, as it should."""
+    return not unmapped and not needs_pid_predicate(modules)
+
+
 # bpftrace 0.17 refuses anyone but root, whatever their capabilities.
 def check_privileges() -> None:
     if os.geteuid() != 0:

@@ -60,8 +60,11 @@ def read_process(pid: int) -> Process:
         if path.endswith(" (deleted)"):
             warnings.append(f"{path}: the mapped file was deleted; its probes are not listed")
             continue
+        readable = _readable_path(pid, path)
+        if not elf.may_have_probes(readable):
+            continue
         try:
-            module = elf.read_module(_readable_path(pid, path))
+            module = elf.read_module(readable)
         except elf.NotELFError:
             continue   # mapped data files: locale archives, caches
         except ToolError as error:

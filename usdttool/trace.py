@@ -8,10 +8,10 @@ The bpftrace program comes from the same template as the generated scripts.
 
 What is traced: the files named and the shared libraries they load (found as `usdt list
 --libraries` finds them; without patterns, only those whose probes usdt built), or every file
-a process maps (-p; glibc's own probes only when a pattern names them). Each file's probes are
-attached by its path. The program is built in trace_program.py and run in supervisor.py;
-bpftrace_releases.py holds what differs between bpftrace releases, bpftrace017.py the
-workarounds for 0.17.
+a process maps (-p; glibc's own probes only when a pattern names them), and the files named,
+mapped by it yet or not. Each file's probes are attached by its path. The program is built in
+trace_program.py and run in supervisor.py; bpftrace_releases.py holds what differs between
+bpftrace releases, bpftrace017.py the workarounds for 0.17.
 """
 
 import argparse
@@ -36,7 +36,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("-p", "--pid", type=int, metavar="PID",
                         help="trace the probes of every file process PID maps, in that process only")
     parser.add_argument("probes", nargs="*", metavar="FILE|PROVIDER:PROBE",
-                        help="more files to trace (an operand with a '/': ./libplugin.so), and probes "
+                        help="more files to trace (an operand with a '/': ./libplugin.so; with -p, mapped "
+                             "by the process yet or not), and probes "
                              "to trace, as shell patterns (kvserver:request__*); PROVIDER alone means "
                              "all of its probes; default: every probe")
     parser.add_argument("-d", "--provider-file", metavar="FILE.d",
@@ -72,22 +73,26 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     command = args.traced_command
     if args.pid is not None and args.binary is not None:
-        # With -p, every operand is a probe pattern.
+        # With -p, the first operand is a file or a pattern like the others.
         args.probes, args.binary = [args.binary, *args.probes], None
     if args.binary is None and args.pid is None:
         raise ToolError("give a BINARY or -p PID to trace")
     if args.pid is not None and command:
         raise ToolError("-p PID traces a running process; a command after `--` needs a BINARY instead")
 
+    files = [operand for operand in args.probes if "/" in operand]
+    patterns = [operand for operand in args.probes if "/" not in operand]
     if args.pid is None:
-        files = [args.binary] + [operand for operand in args.probes if "/" in operand]
-        patterns = [operand for operand in args.probes if "/" not in operand]
+        files = [args.binary, *files]
         what = ", ".join(files)
         modules = _file_modules(files, every_library=bool(patterns))
+        unmapped = []
     else:
-        patterns, what = args.probes, f"process {args.pid}"
+        what = f"process {args.pid}"
         running = process.read_process(args.pid)
-        modules = [process_module.module for process_module in running.modules]
+        mapped = [process_module.module for process_module in running.modules]
+        unmapped = _unmapped_files(files, mapped)
+        modules = mapped + unmapped
         if not modules:
             raise ToolError(f"process {args.pid} maps no file with USDT probes (no .note.stapsdt section)")
     # The program is written for the bpftrace that will run it: --script's for the one
@@ -107,9 +112,10 @@ def run(args) -> int:
     named = {name for span in measures.spans for name in (span.start, span.done)} | \
         {histogram.probe for histogram in measures.histograms}
     selected = trace_program.leave_out_unreadable(trace_program.select(described, patterns, what, also=named))
-    # bpftrace -p, unless it would mix up one probe's sites in several files (see above).
-    by_pid = args.pid is not None and not (bpftrace017.needs_pid_predicate(modules)
-                                           or release.pid_option_filters_every_probe)
+    # bpftrace -p, unless it would mix up one probe's sites in several files, cannot attach to
+    # a file named (bpftrace017.py), or keeps the gate's tracepoint to the process too.
+    by_pid = args.pid is not None and bpftrace017.pid_option_attaches(modules, unmapped) \
+        and not release.pid_option_filters_every_probe
     predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
     plan = trace_program.plan(selected, predicate, measures, release, args.pid if by_pid else None)
     if args.timeline is not None:
@@ -151,6 +157,29 @@ def run(args) -> int:
         if trace_file is not None:
             trace_file.abandon()
     return status
+
+
+def _unmapped_files(files: Sequence[str], mapped: Sequence[elf.Module]) -> List[elf.Module]:
+    """The files named with -p that the process does not map (yet): traced from the moment it
+    does, a library it will dlopen(). A file without probes is an error."""
+    mapped_files = {_identity(module.path) for module in mapped}
+    unmapped = []
+    for path in files:
+        module = elf.read_module(path)
+        if not module.probes:
+            raise ToolError(f"{path} has no USDT probes (no .note.stapsdt section)")
+        if _identity(path) not in mapped_files:
+            unmapped.append(module)
+    return unmapped
+
+
+def _identity(path: str):
+    """The file at `path`, whatever link or mount the path goes through."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    return status.st_dev, status.st_ino
 
 
 def _seconds(text: str) -> int:
@@ -224,6 +253,8 @@ def _file_modules(files: Sequence[str], every_library: bool) -> List[elf.Module]
         if real_path in seen:
             continue
         seen.add(real_path)
+        if not elf.may_have_probes(path):
+            continue
         module = elf.read_module(path)
         built_by_usdt = any(probe.source_name for probe in module.probes)
         if module.probes and (real_path in named or built_by_usdt or every_library):

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from usdtgen import bpftrace_view, model, pipeline, render, types
+from usdtgen import bpftrace_view, model, types
 from usdtgen.types import Kind
 from usdtgen.errors import GeneratorError, SourceLocation
 
@@ -92,6 +92,7 @@ def attach_path(module: elf.Module) -> str:
 
 
 def _declared_probes(path: str) -> Dict[Tuple[str, str], model.Probe]:
+    from usdtgen import pipeline   # only a provider file needs the generator's front end
     return {(probe.provider, probe.name): probe for probe in pipeline.build_model(path).probes}
 
 
@@ -142,7 +143,7 @@ def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = 
     unmatched = [pattern for pattern in patterns if pattern not in matched]
     if unmatched:
         available = sorted({f"{probe.provider}:{probe.name}" for _, probes in described for probe, _ in probes})
-        files = [pattern for pattern in unmatched if os.path.exists(pattern)]
+        files = [pattern for pattern in unmatched if "/" not in pattern and os.path.exists(pattern)]
         hint = f" (to trace the file {files[0]} too, write ./{files[0]})" if files else ""
         raise ToolError(f"no probe of {what} matches {', '.join(unmatched)}; "
                         f"its probes: {' '.join(available)}{hint}")
@@ -297,4 +298,6 @@ def _record(traced: hits.TracedProbe) -> Tuple[str, str]:
 def program(plan: Plan, ready_line: str, unread_marker: str) -> str:
     """The program of `plan`, printing `ready_line` once every probe is attached, and a hit line
     with a string it read as "" on a line that starts with `unread_marker`."""
+    # Jinja2 is a good part of usdt's start-up: imported only where a program is rendered.
+    from usdtgen import render
     return render.render_trace_script(plan, ready_line, unread_marker, summaries.MAPS_START, summaries.MAPS_END)

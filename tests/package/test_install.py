@@ -6,6 +6,8 @@ every consumer builds against that moved prefix is theirs to show (package.find_
 the example project on it).
 """
 
+import importlib.util
+import re
 import unittest
 from pathlib import Path
 
@@ -19,6 +21,12 @@ def files_under(prefix: Path):
     return sorted(str(path.relative_to(prefix)) for path in prefix.rglob("*") if not path.is_dir())
 
 
+def with_cache_tag(name: str) -> str:
+    """`name` as the golden list writes it: `main.TAG.pyc` for `main.cpython-311.pyc`, whichever
+    interpreter byte-compiled it."""
+    return re.sub(r"/__pycache__/([^/.]+)\.[^/.]+\.pyc$", r"/__pycache__/\1.TAG.pyc", name)
+
+
 class InstallTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -26,17 +34,33 @@ class InstallTest(unittest.TestCase):
 
     def test_installs_exactly_the_golden_list(self):
         expected = [line for line in GOLDEN_LIST.read_text().splitlines() if line and not line.startswith("#")]
-        self.assertEqual(files_under(self.prefix), sorted(expected))
+        self.assertEqual(sorted(map(with_cache_tag, files_under(self.prefix))), sorted(expected))
 
-    def test_no_installed_text_file_names_a_directory_of_this_machine(self):
+    def test_the_byte_compiled_modules_are_those_python_reads(self):
+        # The launcher writes no caches: without these, each start compiles every module again.
+        # Checked against the source's hash (PEP 552 flags 0b11), they stay valid when the
+        # prefix is moved or copied.
+        sources = sorted(self.prefix.glob("share/usdt/usdt*/*.py"))
+        self.assertTrue(sources)
+        for source in sources:
+            caches = list(source.parent.glob(f"__pycache__/{source.stem}.*.pyc"))
+            self.assertEqual(len(caches), 1, source)
+            header = caches[0].read_bytes()[:16]
+            if header[:4] != importlib.util.MAGIC_NUMBER:
+                self.skipTest(f"{caches[0]}: from another Python version than this test's, whose hash differs")
+            self.assertEqual(int.from_bytes(header[4:8], "little"), 0b11, caches[0])
+            self.assertEqual(header[8:16], importlib.util.source_hash(source.read_bytes()), caches[0])
+
+    def test_no_installed_file_names_a_directory_of_this_machine(self):
         setup = package.SETUP
-        text_files = files_under(self.prefix)
-        self.assertIn("share/usdt/cmake/usdtAddProvider.cmake", text_files)
-        for name in text_files:
-            text = (self.prefix / name).read_text()
+        # The byte-compiled modules too: their tracebacks' file names are the packages' own.
+        installed = files_under(self.prefix)
+        self.assertIn("share/usdt/cmake/usdtAddProvider.cmake", installed)
+        for name in installed:
+            contents = (self.prefix / name).read_bytes()
             # The directory it was installed to, before the move, is under the build directory.
             for directory in (setup.source_dir, setup.build_dir, self.prefix):
-                self.assertNotIn(str(directory), text, f"{name} names {directory}")
+                self.assertNotIn(str(directory).encode(), contents, f"{name} names {directory}")
 
 
 if __name__ == "__main__":

@@ -326,13 +326,15 @@ class UserDirectoriesTest(CMakeProjectTestCase):
         # PYTHONPATH naming the source directory too: the generator's interpreter ignores it.
         os.environ["PYTHONPATH"] = str(self.source)
         self.addCleanup(os.environ.pop, "PYTHONPATH")
+        install_prefix = OPTIONS.usdt_dir.parents[2]
+        installed_caches = sorted(install_prefix.rglob("__pycache__/*"))   # byte-compiled by the install
         self.assertSucceeded(self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}"))
         self.assertIn(GENERATING, self.assertSucceeded(self.build()))
         self.assertFalse(marker.exists(), marker.read_text() if marker.exists() else "")
         self.assertTrue(self.header.is_file())
-        install_prefix = OPTIONS.usdt_dir.parents[2]
-        for tree in (self.source, self.build_directory, install_prefix):
+        for tree in (self.source, self.build_directory):
             self.assertEqual(list(tree.rglob("__pycache__")), [], tree)
+        self.assertEqual(sorted(install_prefix.rglob("__pycache__/*")), installed_caches)
 
 
 class AssemblerFloorTest(CMakeProjectTestCase):

@@ -11,6 +11,7 @@ Addresses, sites and argument specs are checked against readelf (tests/support/e
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -330,6 +331,31 @@ class ErrorTest(ListTestCase):
         self.assertEqual((result.returncode, result.stdout), (1, ""))
         self.assertRegex(result.stderr, r"^usdt: error: \S+ cannot import elftools "
                          r"\(Debian/Ubuntu: apt-get install python3-pyelftools\)\n\Z")
+
+    def test_a_python3_shim_on_path_is_not_started(self):
+        # A version manager's shim first on PATH cost each start a second: the launcher starts the
+        # interpreter configure found, by its own path.
+        directory = self.work_directory() / "shim"
+        directory.mkdir(parents=True)
+        started = directory / "started"
+        (directory / "python3").write_text(f'#!/bin/sh\ntouch "{started}"\nexec /usr/bin/python3 "$@"\n')
+        (directory / "python3").chmod(0o755)
+        program = PROGRAMS["plain"]
+        result = usdt("list", program, environment={"PATH": f"{directory}:{os.environ['PATH']}"})
+        self.assert_lists(result, [f"{program}: no probes"])
+        self.assertFalse(started.exists(), "the launcher started the python3 on PATH")
+
+    def test_without_the_interpreter_configure_found(self):
+        # It was uninstalled, or the prefix went to another machine: Debian's, else python3 on PATH.
+        text = Path(OPTIONS.usdt).read_text()
+        configured = re.search(r'^for python in "([^"]*)" /usr/bin/python3; do$', text, re.MULTILINE)
+        self.assertIsNotNone(configured, "bin/launcher.in's loop over interpreters")
+        copy = self.work_directory() / "usdt-without-its-interpreter"
+        copy.write_text(text.replace(configured[0], 'for python in "/nonexistent/python3" /usr/bin/python3; do'))
+        copy.chmod(0o755)
+        program = PROGRAMS["plain"]
+        result = subprocess.run([copy, "list", program], capture_output=True, text=True, check=False, timeout=120)
+        self.assert_lists(result, [f"{program}: no probes"])
 
     def test_a_python3_on_path_without_pyelftools_runs_debians(self):
         # A venv's python3 is a symlink to /usr/bin/python3 without its dist-packages: the

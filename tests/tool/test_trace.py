@@ -57,6 +57,8 @@ SDT_ONLY_HITS = [("sdtapp:hello", {"arg0": "-3", "arg1": "7", "arg2": "120"}), (
 # programs/twolibs.c: core:hit from libtool_core_a.so (who=1) and libtool_core_b.so (who=2).
 TWOLIBS_HITS = [("core:hit", {"who": str(who), "value": str(100 * who + round), "from": f'"from-{"ab"[who - 1]}"'})
                 for round in range(3) for who in (1, 2)]
+# tool_twolibs --load-late: libtool_core_b.so's hit right after dlopen(), before the rounds.
+LOADED_HIT = ("core:hit", {"who": "2", "value": "209", "from": '"from-b"'})
 # programs/cxxapp.cpp: its probe around an exception, and libstdc++'s (stapsdt notes: the
 # exception object's and its type_info's addresses, as integers).
 CXXAPP_HITS = [("cxxapp:work", {"round": "1", "what": '"before"'}),
@@ -143,6 +145,18 @@ def trace_process(program: subprocess.Popen, *patterns):
     return subprocess.CompletedProcess(tracer.args, tracer.returncode, output, announcement + errors), status
 
 
+def start_loading_late() -> subprocess.Popen:
+    """tool_twolibs --load-late, once it has said "ready": a line on its stdin makes it load
+    libtool_core_b.so (and fire its probe at once); closing its stdin, fire the rounds and exit."""
+    started = subprocess.Popen([PROGRAMS["twolibs"], "--load-late"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True)
+    if started.stdout.readline() != "ready\n":
+        started.kill()
+        started.wait()
+        raise AssertionError("tool_twolibs --load-late did not start")
+    return started
+
+
 def hits(output: str):
     """(probe, {name: value}, pid) per line; any other line fails the parse."""
     parsed = []
@@ -153,6 +167,30 @@ def hits(output: str):
         fields = dict(field.split("=", 1) for field in match[5].split())
         parsed.append((match[4], fields, int(match[2])))
     return parsed
+
+
+# Delays after which a Ctrl-C reaches usdt while it starts: in the shell part of the launcher, the
+# interpreter's start, the imports, reading the files, bpftrace starting and attaching.
+INTERRUPT_DELAYS = (0, 0.005, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5)
+
+
+def interrupted(delay: float, *arguments) -> subprocess.CompletedProcess:
+    """usdt run as a user runs it, sent SIGINT as a terminal's Ctrl-C is (to its process group)
+    `delay` seconds after it started."""
+    process = subprocess.Popen(usdt_command(*arguments), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        time.sleep(delay)
+        try:
+            os.killpg(process.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass    # done already
+        output, errors = process.communicate(timeout=TRACE_TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return subprocess.CompletedProcess(process.args, process.returncode, output, errors)
 
 
 class TraceTestCase(unittest.TestCase):
@@ -173,6 +211,13 @@ class TraceTestCase(unittest.TestCase):
         expected = [(probe, {name: value for name, value in fields.items() if name not in ignored})
                     for probe, fields in expected]
         self.assertEqual(actual, expected)
+
+    def assert_interrupted_quietly(self, result: subprocess.CompletedProcess):
+        """Stopped by the Ctrl-C, with 130 (or by the signal itself, which a shell reports as 130,
+        before the interpreter had a handler), and not a word on stderr (what was done may have
+        been printed: usdt list can be interrupted as it exits)."""
+        self.assertIn(result.returncode, (130, -signal.SIGINT), result)
+        self.assertEqual(result.stderr, "")
 
     def assert_error(self, result: subprocess.CompletedProcess, message: str, prefix: str = "usdt: error: "):
         """One error line: `usdt: error: ...`, or a provider file's `file:line:col: error: ...`."""
@@ -322,6 +367,19 @@ class ScriptTest(TraceTestCase):
         else:
             self.assertIn("matches libc:*, rtld:*", glibc.stderr)
 
+    def test_a_process_and_a_file_it_has_not_loaded(self):
+        # bpftrace 0.17's -p attaches only to mapped files: by path, and the process's pid.
+        program = start_loading_late()
+        try:
+            result = usdt("trace", "-p", program.pid, PROGRAMS["core_b"], "--script")
+        finally:
+            program.kill()
+            program.communicate()
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertEqual(sorted(set(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /pid == (\d+)\b', result.stdout,
+                                               re.MULTILINE))),
+                         [(os.path.basename(PROGRAMS[name]), "core:hit", str(program.pid)) for name in ("core_a", "core_b")])
+
     def test_patterns_choose_probes(self):
         result = usdt("trace", PROGRAMS["kvserver"], "kvserver:request__*", "--script")
         self.assertEqual(re.findall(r"^usdt:[^:]+:(\S+) /@usdt_on/$", result.stdout, re.MULTILINE),
@@ -329,6 +387,57 @@ class ScriptTest(TraceTestCase):
         # A provider alone means all of its probes.
         result = usdt("trace", PROGRAMS["kvserver"], "kvcache", "--script")
         self.assertEqual(len(re.findall(r"^usdt:", result.stdout, re.MULTILINE)), 3)
+
+
+class StartupInterruptTest(TraceTestCase):
+    """A Ctrl-C while usdt starts (no root needed: nothing is attached): exit 130 and no
+    traceback, whichever moment it comes, or the usual result where usdt was done first."""
+
+    def test_ctrl_c_at_any_moment_of_the_start(self):
+        for arguments in (("trace", PROGRAMS["kvserver"], "--script"), ("list", PROGRAMS["kvserver"])):
+            for delay in INTERRUPT_DELAYS:
+                with self.subTest(arguments=arguments[0], delay=delay):
+                    result = interrupted(delay, *arguments)
+                    if result.returncode != 0:
+                        self.assert_interrupted_quietly(result)
+                    else:
+                        self.assertEqual(result.stderr, "")
+                        self.assertIn("kvcache:fill", result.stdout)
+
+
+class FastElfReadingTest(unittest.TestCase):
+    """What usdt reads with struct rather than pyelftools, which takes a good part of its
+    start-up: elf.may_have_probes() says False only for files without probes (libc, libm...),
+    and a file's linkage and probes are pyelftools's own, on every program here and the
+    libraries they load. (Under the interpreter usdt runs in, which has pyelftools.)"""
+
+    SCRIPT = """
+import sys
+from usdttool import elf, libraries
+paths = sys.argv[1:] + [library for path in sys.argv[1:] for library in libraries.shared_libraries(path).paths]
+for path in sorted(set(paths)):
+    with open(path, "rb") as file:
+        fast = elf._fast_linkage(file)
+    with elf._elf_file(path) as file:
+        assert fast == elf._linkage(file), (path, fast)
+    with open(path, "rb") as file:
+        fast = elf._fast_module(path, file)
+    with elf._elf_file(path) as file:
+        assert fast == elf._module(path, file), (path, fast)
+    print(path, elf.may_have_probes(path), bool(elf.read_module(path).probes))
+"""
+
+    def test_false_only_without_probes(self):
+        interpreter = launcher.INTERPRETER or [sys.executable]
+        files = [PROGRAMS[name] for name in PROGRAM_NAMES if PROGRAMS.get(name)]
+        result = subprocess.run([*interpreter, "-c", self.SCRIPT, *files], capture_output=True, text=True, timeout=60,
+                                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        verdicts = [line.rsplit(" ", 2) for line in result.stdout.splitlines()]
+        self.assertIn("False", {filtered for _, filtered, _ in verdicts}, "no file was left out: libc has no probes")
+        for path, filtered, has_probes in verdicts:
+            if has_probes == "True":
+                self.assertEqual(filtered, "True", path)
 
 
 class EarlyHitsTest(unittest.TestCase):
@@ -476,6 +585,25 @@ class ErrorTest(TraceTestCase):
                                   f"{KVSERVER_PROBES} (to trace the file libtool_kvstore.so too, write "
                                   "./libtool_kvstore.so)")
 
+    def test_with_pid_a_file_without_a_slash_is_a_pattern(self):
+        # The hint is taken: `./FILE` is the file, loaded by the process or not.
+        program = start_loading_late()
+        directory = Path(PROGRAMS["core_b"]).parent
+        try:
+            result = subprocess.run(usdt_command("trace", "-p", program.pid, "libtool_core_b.so", "--script"),
+                                    capture_output=True, text=True, cwd=directory, timeout=TRACE_TIMEOUT)
+            self.assert_error(result, f"no probe of process {program.pid} matches libtool_core_b.so; its probes: "
+                                      "core:hit (to trace the file libtool_core_b.so too, write ./libtool_core_b.so)")
+            result = subprocess.run(usdt_command("trace", "-p", program.pid, "./libtool_core_b.so", "--script"),
+                                    capture_output=True, text=True, cwd=directory, timeout=TRACE_TIMEOUT)
+            self.assertEqual((result.returncode, result.stderr), (0, ""))
+            self.assertIn(f'usdt:"{PROGRAMS["core_b"]}":core:hit /pid == {program.pid}', result.stdout)
+            self.assert_error(usdt("trace", "-p", program.pid, PROGRAMS["plain"]),
+                              f"{PROGRAMS['plain']} has no USDT probes")
+        finally:
+            program.kill()
+            program.communicate()
+
     def test_a_missing_file(self):
         self.assert_error(usdt("trace", "/nonexistent/app"), "/nonexistent/app")
 
@@ -602,6 +730,29 @@ class LiveTest(TraceTestCase):
                                                 f"(names and types from core.d); Ctrl-C to stop\n")
                 self.assert_hits(result.stdout, TWOLIBS_HITS, pid=program.pid)
 
+    def test_a_library_named_before_the_process_loads_it(self):
+        # Attached by its path from the start: from the first hit after dlopen().
+        program = start_loading_late()
+        tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid, PROGRAMS["core_b"]),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(tracer.stderr.readline(), f"usdt: tracing 2 probes of process {program.pid}, in 2 "
+                                                       f"files (names and types from core.d); Ctrl-C to stop\n")
+            program.stdin.write("load\n")
+            program.stdin.flush()
+            self.assertEqual(program.stdout.readline(), "loaded\n")
+            program.stdin.close()
+            output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
+            status = program.wait(timeout=TRACE_TIMEOUT)
+        finally:
+            for process in (tracer, program):
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+            program.stdout.close()
+        self.assertEqual((tracer.returncode, errors, status), (0, "", 0))
+        self.assert_hits(output, [LOADED_HIT, *TWOLIBS_HITS], pid=program.pid)
+
     def test_pointers_nothing_can_read_crash_neither_the_program_nor_usdt(self):
         # tests/integration/programs/bad_pointers.h: NULL, (const char *)1, unmapped and
         # PROT_NONE memory, an unterminated string running into it, then "good"; to bad:text
@@ -665,6 +816,20 @@ class LiveTest(TraceTestCase):
         self.assertEqual((tracer.returncode, errors), (0, ""))
         self.assert_hits(output, (KVSERVER_HITS + KVSTORE_HITS) * 2)
         self.assertFalse(Path(f"/proc/{bpftrace[0]}").exists(), "bpftrace outlived usdt trace")
+
+    def test_ctrl_c_while_starting_or_attaching(self):
+        # Before the announcement: 130, nothing printed, no bpftrace left; after it, a plain stop
+        # (130 where the Ctrl-C came as bpftrace attached).
+        for delay in INTERRUPT_DELAYS:
+            with self.subTest(delay=delay):
+                result = interrupted(delay, "trace", PROGRAMS["kvserver"])
+                if "Ctrl-C to stop" in result.stderr:
+                    self.assertIn(result.returncode, (0, 130), result)
+                    self.assertNotIn("Traceback", result.stderr)
+                else:
+                    self.assert_interrupted_quietly(result)
+        self.assertEqual(subprocess.run(["pgrep", "-f", f"bpftrace .*{PROGRAMS['kvserver']}"], capture_output=True,
+                                        text=True).stdout, "", "a bpftrace outlived usdt")
 
     def test_bpftrace_does_not_outlive_usdt(self):
         # One `usdt trace` per signal, all attached, then all signalled, at once: nothing fires
