@@ -142,7 +142,9 @@ def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = 
                 for module, probes in described]
     unmatched = [pattern for pattern in patterns if pattern not in matched]
     if unmatched:
-        available = sorted({f"{probe.provider}:{probe.name}" for _, probes in described for probe, _ in probes})
+        # glibc's probes (Debian unstable's glibc has 70) by provider, not one by one.
+        available = sorted({f"{probe.provider}:{probe.name}" if probe.provider not in GLIBC_PROVIDERS
+                            else f"{probe.provider}:*" for _, probes in described for probe, _ in probes})
         files = [pattern for pattern in unmatched if "/" not in pattern and os.path.exists(pattern)]
         hint = f" (to trace the file {files[0]} too, write ./{files[0]})" if files else ""
         raise ToolError(f"no probe of {what} matches {', '.join(unmatched)}; "
