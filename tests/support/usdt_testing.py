@@ -74,6 +74,12 @@ def require_kernel_runs(test: unittest.TestCase, command: Sequence[str], what: s
         test.skipTest(reason)
 
 
+def add_usdt_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the modules that run bin/usdt: its path and a directory of their own."""
+    parser.add_argument("--usdt", required=True, help="the build tree's bin/usdt")
+    parser.add_argument("--work-dir", type=Path, required=True)
+
+
 def parse_options(add_options: Callable[[argparse.ArgumentParser], object] = lambda parser: None,
                   program_names: Sequence[str] = ()) -> Tuple[argparse.Namespace, Dict[str, str]]:
     """The command line of every test module, taken off sys.argv: the options `add_options`

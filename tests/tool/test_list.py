@@ -518,9 +518,8 @@ def parse_arguments() -> None:
     global OPTIONS
 
     def add_options(parser):
-        parser.add_argument("--usdt", required=True, help="the build tree's bin/usdt")
+        usdt_testing.add_usdt_options(parser)
         parser.add_argument("--source-dir", type=Path, required=True)
-        parser.add_argument("--work-dir", type=Path, required=True)
         parser.add_argument("--installed-prefix", type=Path,
                             help="where the fixture usdt_installed has installed usdt (InstalledTest)")
     OPTIONS, programs = usdt_testing.parse_options(add_options, PROGRAM_NAMES)

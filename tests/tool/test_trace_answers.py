@@ -404,11 +404,7 @@ class ViewerTest(TracingTestCase):
 
 def parse_arguments() -> None:
     global OPTIONS
-
-    def add_options(parser):
-        parser.add_argument("--usdt", required=True, help="the build tree's bin/usdt")
-        parser.add_argument("--work-dir", type=Path, required=True)
-    OPTIONS, programs = usdt_testing.parse_options(add_options, PROGRAM_NAMES)
+    OPTIONS, programs = usdt_testing.parse_options(usdt_testing.add_usdt_options, PROGRAM_NAMES)
     PROGRAMS.update(programs)
     usdt_testing.fresh_directory(OPTIONS.work_dir)
 
