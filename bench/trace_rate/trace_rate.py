@@ -77,7 +77,7 @@ def main() -> None:
     parser.add_argument("--usdt", required=True)
     parser.add_argument("--build-dir", type=Path, default=Path("build/trace_rate"))
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--hits", type=int, default=1_000_000, help="each probe's, per run")
+    parser.add_argument("--hits", type=int, default=500_000, help="each probe's, per run")
     arguments = parser.parse_args()
     flood = build(arguments.build_dir)
     results = {}
