@@ -255,7 +255,8 @@ class SemaphoreTest(unittest.TestCase):
                     deadline = time.monotonic() + TIMEOUT
                     while " active (" not in run([self.usdt, "list", str(waiting.process.pid)]).stdout:
                         self.assertLess(time.monotonic(), deadline, "perf never raised the semaphore")
-                        self.assertIsNone(recorder.poll(), recorder.stderr.read() if recorder.stderr else "")
+                        if recorder.poll() is not None:     # (its stderr read only then: read() waits for its end)
+                            self.fail(f"perf ended before attaching: {recorder.stderr.read()}")
                         time.sleep(0.1)
                     result = waiting.go()
                     output, errors = recorder.communicate(timeout=TIMEOUT)
