@@ -14,6 +14,7 @@ tracer. Everything but --script and the errors needs root and bpftrace.
 
 import argparse
 import ctypes
+import json
 import os
 import re
 import shutil
@@ -454,9 +455,10 @@ lines = ["Attaching 3 probes...\\n", "90 pid=1 tid=1 p:early\\n", "120 pid=1 tid
          "a line of the program\\n"]
 unread = types.SimpleNamespace(rewrite=lambda line: line)
 printed = output.Output([], unread, lines=True, json_hits=False, summary=None, timeline=None)
-reader = supervisor._Output(types.SimpleNamespace(stdout=io.StringIO("".join(lines))), stopper=None,
-                            output=printed)
-assert reader.wait_until_attached(threading.Event())
+reader = supervisor._Output(printed)
+tracer = reader.add(types.SimpleNamespace(number=0, process=types.SimpleNamespace(stdout=io.StringIO("".join(lines))),
+                                          attached_at=None, held=[], ended=False))
+assert reader.wait_until_attached(tracer, threading.Event())
 while reader.print_lines():
     pass
 """
@@ -468,6 +470,41 @@ while reader.print_lines():
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertEqual(result.stdout, "120 pid=1 tid=1 p:before_ready\n105 pid=1 tid=1 p:kept\n"
                                         "a line of the program\n")
+
+
+class SeveralTracersTest(unittest.TestCase):
+    """The lines of two bpftraces (the first, and one for a library loaded later) interleaved:
+    a record spanning lines and a map printing of each, read apart; the lost hits from both
+    final counts. (Under the interpreter usdt runs in.)"""
+
+    SCRIPT = """
+import types
+from usdttool import hits, output
+def probe(number, name):
+    return hits.TracedProbe(number, number, types.SimpleNamespace(provider="p", name=name, arguments=()))
+unread = types.SimpleNamespace(rewrite=lambda line: line, read=None)
+printed = output.Output([probe(0, "one")], unread, lines=False, json_hits=True, summary=None, timeline=None)
+later = printed.add_tracer([probe(1, "two")])
+lines = [(0, "usdt-hit 0 110 1 2 0x10\\x1fma\\n"), (later, "usdt-hit 1 120 1 3 0x20\\x1fmb\\n"),
+         (0, "in\\x1e\\n"), (later, "ore\\x1e\\n"),
+         (0, "usdt-maps 200 0 final\\n"), (later, "usdt-maps 210 0 final\\n"),
+         (0, "@usdt_hits[0]: 3\\n"), (later, "@usdt_hits[1]: 1\\n"),
+         (0, "usdt-maps-end\\n"), (later, "usdt-maps-end\\n")]
+for tracer, line in lines:
+    printed.emit(printed.read(line, tracer), 100, tracer)
+printed.finish()
+"""
+
+    def test_lines_of_two_tracers_interleaved(self):
+        interpreter = launcher.INTERPRETER or [sys.executable]
+        result = subprocess.run([*interpreter, "-c", self.SCRIPT], capture_output=True, text=True, timeout=30,
+                                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        self.assertEqual((result.returncode, result.stderr), (0, "usdt: lost 2 of 4 hits: p:one 2\n"), result)
+        self.assertEqual([json.loads(line) for line in result.stdout.splitlines()],
+                         [{"type": "hit", "probe": "p:one", "monotonic_ns": 110, "pid": 1, "tid": 2,
+                           "process": "ma\nin", "args": {}},
+                          {"type": "hit", "probe": "p:two", "monotonic_ns": 120, "pid": 1, "tid": 3,
+                           "process": "mb\nore", "args": {}}])
 
 
 class UnreadStringsTest(unittest.TestCase):
