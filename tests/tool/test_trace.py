@@ -2,7 +2,8 @@
 one line per hit with the arguments named and formatted as the .d files declare them;
 the stapsdt-notes fallback (sys/sdt.h) and a provider file given on the command line; a
 command after `--` (its status is usdt's), a running process (-p, with its shared library's
-probes), Ctrl-C; and each error that says what is missing: root, bpftrace, probes.
+probes, a library it has not loaded yet named, and one it loads while traced, in a bpftrace
+of its own), Ctrl-C; and each error that says what is missing: root, bpftrace, probes.
 Programs shaped like real ones: probes only in the libraries a program links or dlopen()s,
 one static library's probe in two shared libraries of one process (which bpftrace 0.17's -p
 mixes up), a C++ process (libstdc++ has probes too), paths with unusual characters, and
@@ -790,6 +791,62 @@ class LiveTest(TraceTestCase):
             program.stdout.close()
         self.assertEqual((tracer.returncode, errors, status), (0, "", 0))
         self.assert_hits(output, [LOADED_HIT, *TWOLIBS_HITS], pid=program.pid)
+
+    def trace_loading_late(self, *arguments, says=None):
+        """`usdt trace -p` on tool_twolibs --load-late, which loads libtool_core_b.so once usdt
+        has attached, then, once usdt says it traces that library too (or `says(pid)`, if
+        given), fires the rounds and exits: (usdt's standard output, the program's pid)."""
+        program = start_loading_late()
+        tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid, *arguments), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(tracer.stderr.readline(), f"usdt: tracing 1 probe of process {program.pid} "
+                                                       f"(names and types from core.d); Ctrl-C to stop\n")
+            program.stdin.write("load\n")
+            program.stdin.flush()
+            self.assertEqual(program.stdout.readline(), "loaded\n")
+            self.assertEqual(tracer.stderr.readline(),
+                             says(program.pid) if says else
+                             f"usdt: tracing 1 more probe of process {program.pid}, in {PROGRAMS['core_b']}, "
+                             f"loaded since (names and types from core.d)\n")
+            program.stdin.close()
+            output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
+            status = program.wait(timeout=TRACE_TIMEOUT)
+        finally:
+            for process in (tracer, program):
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+            program.stdout.close()
+        self.assertEqual((tracer.returncode, errors, status), (0, "", 0))
+        return output, program.pid
+
+    def test_a_library_the_process_loads_after_usdt_attached(self):
+        # Traced once usdt has seen it mapped and another bpftrace has attached to it (a line on
+        # stderr says so): not the hit fired right after dlopen(), every later one. Two
+        # bpftraces: each one's lines in order, their nsecs tell the order of both.
+        output, pid = self.trace_loading_late()
+        lines = sorted(output.splitlines(), key=lambda line: int(line.split()[0]))
+        self.assert_hits("\n".join(lines), TWOLIBS_HITS, pid=pid)
+
+    def test_a_library_the_process_loads_after_usdt_attached_as_json(self):
+        output, pid = self.trace_loading_late("--json")
+        objects = sorted((json.loads(line) for line in output.splitlines()), key=lambda hit: hit["monotonic_ns"])
+        self.assertEqual([(hit["type"], hit["probe"], hit["pid"], hit["args"]) for hit in objects],
+                         [("hit", probe, pid, {"who": int(fields["who"]), "value": int(fields["value"]),
+                                               "from": fields["from"].strip('"')})
+                          for probe, fields in TWOLIBS_HITS])
+
+    def test_summaries_leave_out_a_library_the_process_loads_later(self):
+        # Counted by the first bpftrace alone: a warning says how to count the library too.
+        library = PROGRAMS["core_b"]
+        output, pid = self.trace_loading_late(
+            "--count", "--json",
+            says=lambda pid: f"usdt: warning: process {pid} loaded {library} since usdt started: the summaries "
+                             f"count the files traced from the start alone; to include it, name it: "
+                             f"usdt trace -p {pid} {library}\n")
+        counts = [json.loads(line) for line in output.splitlines()]
+        self.assertEqual([(summary["type"], summary["hits"]) for summary in counts], [("counts", {"core:hit": 3})])
 
     def test_pointers_nothing_can_read_crash_neither_the_program_nor_usdt(self):
         # tests/integration/programs/bad_pointers.h: NULL, (const char *)1, unmapped and
