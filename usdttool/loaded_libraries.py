@@ -53,6 +53,8 @@ class LoadedLibraries:
             loaded = process.read_process(self.pid, skip=self.read_paths)
         except ToolError:
             return False
+        except OSError:
+            return True     # a file gone as it was read: the next look reads what is mapped then
         self.read_paths.update(mapping.path for mapping in mappings)
         if loaded.modules:
             self.found.put(loaded)
