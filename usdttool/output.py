@@ -2,6 +2,12 @@
 they come (text), their records as JSON Lines or into the timeline, the maps as summaries,
 and an account of the hits lost on the way.
 
+Several bpftraces may run (supervisor.py: one more for the libraries a process loads while
+traced), their probes numbered as one (trace_program.plan()). Each one's lines come in order,
+but interleaved with the others': each has its own reader of records and of map printings,
+which span lines. The lost hits are those of every bpftrace's final counts; the summaries are
+the first one's alone.
+
 bpftrace hands each hit's line or record to user space through a per-CPU buffer; when usdt
 reads slower than the probes fire, the kernel drops what does not fit and bpftrace says
 `Lost N events`. Those lines never reach the output: usdt warns on stderr while it happens,
@@ -12,7 +18,7 @@ and names the probes whose hits were lost.
 import re
 import sys
 import time
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from . import hits, summaries, unread_strings
 from .timeline import Timeline
@@ -26,25 +32,36 @@ _WARNING_INTERVAL = 1.0
 class Output:
     """Receives bpftrace's lines: `read` in the thread reading them, as soon as they come (a
     string may have to be read from the process before it changes), `emit` in the main thread
-    once attached, `finish` at the end."""
+    once attached, `finish` at the end. A line comes with its bpftrace's number: 0 for the
+    first, then as `add_tracer` gives them."""
 
     def __init__(self, probes: Sequence[hits.TracedProbe], unread: unread_strings.UnreadStrings,
                  lines: bool, json_hits: bool, summary: Optional[summaries.Summaries],
                  timeline: Optional[Timeline]):
-        self.probes = probes
         self.unread = unread
         self.lines = lines
         self.json_hits = json_hits
         self.summary = summary
         self.timeline = timeline
-        self.records = hits.RecordReader(probes, unread.read) if (json_hits or timeline) else None
-        self.maps = summaries.MapReader()
+        self.probes: List[hits.TracedProbe] = []
+        self.records: List[Optional[hits.RecordReader]] = []     # per bpftrace
+        self.maps: List[summaries.MapReader] = []
+        self.add_tracer(probes)
         self.received: Dict[str, int] = {}
         self.counted: Optional[Dict[int, int]] = None
         self.attached_at: Optional[int] = None
         self.lost_reported = 0
         self.lost_since_warning = 0
         self.last_warning_at = float("-inf")
+
+    def add_tracer(self, probes: Sequence[hits.TracedProbe]) -> int:
+        """The number of another bpftrace, for its `probes` (numbered after those known); before
+        it starts."""
+        self.probes += probes
+        self.records.append(hits.RecordReader(probes, self.unread.read) if (self.json_hits or self.timeline)
+                            else None)
+        self.maps.append(summaries.MapReader())
+        return len(self.maps) - 1
 
     def attached(self, at: int) -> None:
         """bpftrace attached every probe at `at` (nsecs): earlier hits are left out."""
@@ -54,16 +71,17 @@ class Output:
         if self.timeline is not None:
             self.timeline.set_origin(at)
 
-    def read(self, line: str) -> object:
-        """What the main thread gets for `line`: a hit for a record's last line, None for its
-        others, else the line (a marked one rewritten)."""
-        if self.records is not None:
-            taken, hit = self.records.feed(line)
+    def read(self, line: str, tracer: int = 0) -> object:
+        """What the main thread gets for `line` of bpftrace `tracer`: a hit for a record's last
+        line, None for its others, else the line (a marked one rewritten)."""
+        records = self.records[tracer]
+        if records is not None:
+            taken, hit = records.feed(line)
             if taken:
                 return hit
         return self.unread.rewrite(line)
 
-    def emit(self, item: object, attached_at: Optional[int]) -> None:
+    def emit(self, item: object, attached_at: Optional[int], tracer: int = 0) -> None:
         if item is None:
             return
         if isinstance(item, hits.Hit):
@@ -76,10 +94,10 @@ class Output:
                 self.timeline.add(item)
             return
         line = item
-        taken, snapshot = self.maps.feed(line)
+        taken, snapshot = self.maps[tracer].feed(line)
         if taken:
             if snapshot is not None:
-                self._take(snapshot)
+                self._take(snapshot, tracer)
             return
         lost = _LOST_LINE.fullmatch(line.strip())
         if lost:
@@ -109,10 +127,13 @@ class Output:
             self.lost_since_warning = 0
             self.last_warning_at = now
 
-    def _take(self, snapshot: summaries.Snapshot) -> None:
+    def _take(self, snapshot: summaries.Snapshot, tracer: int) -> None:
         if snapshot.final:
-            self.counted = {key[0]: count for key, count in snapshot.maps.get("usdt_hits", {}).items()}
-        if self.summary is not None:
+            # Each bpftrace counts its own probes, whose numbers no other has.
+            self.counted = self.counted or {}
+            for key, count in snapshot.maps.get("usdt_hits", {}).items():
+                self.counted[key[0]] = self.counted.get(key[0], 0) + count
+        if self.summary is not None and tracer == 0:
             self.summary.take(snapshot)
 
     def finish(self) -> None:

@@ -11,7 +11,7 @@ import errno
 import os
 import sys
 from dataclasses import dataclass
-from typing import List, Optional, Set, Tuple
+from typing import AbstractSet, List, Optional, Set, Tuple
 
 from . import elf
 from .errors import ToolError
@@ -51,10 +51,13 @@ class SemaphoreValue:
         return None if self.value is None else self.value != 0
 
 
-def read_process(pid: int) -> Process:
+def read_process(pid: int, skip: AbstractSet[str] = frozenset()) -> Process:
+    """The process's mapped files with probes, but for those whose paths (as it maps them) are
+    in `skip`, read already."""
     by_path = {}
     for mapping in mappings(pid):
-        by_path.setdefault(mapping.path, []).append(mapping)
+        if mapping.path not in skip:
+            by_path.setdefault(mapping.path, []).append(mapping)
     modules, warnings = [], []
     for path, file_mappings in by_path.items():
         if path.endswith(" (deleted)"):
@@ -95,6 +98,15 @@ def mappings(pid: int) -> List[Mapping]:
         start, end = (int(bound, 16) for bound in fields[0].split("-"))
         found.append(Mapping(start, end, int(fields[2], 16), fields[5]))
     return found
+
+
+def file_identity(path: str) -> object:
+    """The file at `path`, whatever link or mount the path goes through."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    return status.st_dev, status.st_ino
 
 
 def _readable_path(pid: int, path: str) -> str:

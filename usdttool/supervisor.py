@@ -1,5 +1,7 @@
 """Runs the bpftrace program of `usdt trace` and prints its lines as they come, until Ctrl-C,
-the end of the traced process, or the end of the command run while tracing."""
+the end of the traced process, or the end of the command run while tracing. With -p, another
+bpftrace starts for the libraries with probes the process loads meanwhile (loaded_libraries.py):
+every bpftrace's lines come in one queue, each with its bpftrace, and they all stop together."""
 
 import ctypes
 import os
@@ -11,10 +13,11 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Optional, Sequence
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
 
 from . import bpftrace017, bpftrace_releases
-from .errors import ToolError
+from .errors import ToolError, warn
 
 # Printed by the program's BEGIN probe, which bpftrace runs once every probe is attached, with
 # the time (nsecs) it ran.
@@ -38,36 +41,39 @@ def find_bpftrace(required: bool = True) -> Optional[str]:
     return found
 
 
+@dataclass(frozen=True)
+class Program:
+    """A bpftrace program of the trace beyond the first: its text, whether bpftrace gets -p PID
+    (else its predicates keep to the process), the line printed on stderr once it has attached,
+    and its probes (hits.TracedProbe), numbered after the others'."""
+    text: str
+    by_pid: bool
+    announcement: str
+    probes: Sequence[object]
+
+
 def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_process: bool,
-          command: Sequence[str], announcement: str, output, command_output=None) -> int:
+          command: Sequence[str], announcement: str, output, command_output=None, loaded=None) -> int:
     """Runs bpftrace until Ctrl-C, the traced process's end, or the command's end, handing its
     lines to `output` (output.Output) as they come. Returns the command's status, else 0.
     `by_pid`: bpftrace gets `-p PID` (else the program's predicates keep to the process);
     `watch_process`: usdt stops bpftrace when the process ends (else bpftrace -p ends itself).
-    `command_output`: the command's standard output, if not usdt's."""
-    # --no-warnings: bpftrace's warnings are about the program usdt wrote, which the user
-    # cannot change (each release warns of other casts and discarded values).
-    arguments = [bpftrace, "-B", "line", "--no-warnings", "-e", program]
-    if pid is not None and by_pid:
-        arguments += ["-p", str(pid)]
+    `command_output`: the command's standard output, if not usdt's. `loaded`
+    (loaded_libraries.LoadedLibraries), with -p: its look() runs every POLL_INTERVAL once
+    bpftrace has attached, and each Program its program() gives runs in another bpftrace."""
     interrupted = threading.Event()      # Ctrl-C, SIGTERM, SIGHUP: stop now
     command_done = threading.Event()     # stop once every hit the command (or the process) fired is printed
     previous_handlers = {number: signal.signal(number, lambda *_: interrupted.set()) for number in _STOP_SIGNALS}
-    # In a session of its own, out of reach of the terminal's Ctrl-C: usdt stops it, at once on
-    # Ctrl-C, and after a command only once it has printed what the command fired (see _Output).
-    # And it dies with usdt, which only SIGKILL stops without stopping it.
-    tracer = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
-                              errors="backslashreplace", start_new_session=True, preexec_fn=_die_with_parent)
-    stopper = _Stopper(tracer)
+    polling_done = threading.Event()
+    lines = _Output(output)
     child = None
     try:
-        messages = _start_thread(_copy_messages, tracer.stderr)
-        output = _Output(tracer, stopper, output)
-        if not output.wait_until_attached(interrupted):
+        first = lines.add(_Tracer(0, bpftrace, Program(program, by_pid, announcement, ()), pid))
+        if not lines.wait_until_attached(first, interrupted):
             if interrupted.is_set():
                 return 130
-            messages.join(timeout=1)
-            raise ToolError(f"bpftrace exited with status {tracer.wait()} before attaching (its message is above)")
+            first.messages.join(timeout=1)
+            raise ToolError(f"bpftrace exited with status {first.process.wait()} before attaching (its message is above)")
         sys.stderr.write(announcement + "\n")
         sys.stderr.flush()
         if interrupted.is_set():
@@ -75,12 +81,19 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
         child = _start(command, command_done, command_output) if command else None
         if pid is not None and watch_process:
             _watch_process(pid, command_done)
-        while output.print_lines():
-            if interrupted.is_set() or command_done.is_set():
-                output.stop_when_quiet()
-        if tracer.wait() != 0 and not (interrupted.is_set() or command_done.is_set()):
-            messages.join(timeout=1)
-            raise ToolError(f"bpftrace exited with status {tracer.returncode} (its message is above)")
+        if loaded is not None:
+            _start_thread(_poll, loaded, polling_done)
+        while lines.print_lines():
+            # The first bpftrace ended by itself (bpftrace -p, with the process): so do the others.
+            if interrupted.is_set() or command_done.is_set() or first.ended:
+                lines.stop_when_quiet()
+            elif loaded is not None:
+                more = loaded.program()
+                if more is not None:
+                    lines.add(_Tracer(output.add_tracer(more.probes), bpftrace, more, pid))
+        if first.process.wait() != 0 and not (interrupted.is_set() or command_done.is_set()):
+            first.messages.join(timeout=1)
+            raise ToolError(f"bpftrace exited with status {first.process.returncode} (its message is above)")
         if child is None:
             return 0
         if interrupted.is_set():
@@ -92,7 +105,11 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
         status = child.wait()
         return 128 - status if status < 0 else status
     finally:
-        stopper.wait()
+        polling_done.set()
+        for tracer in lines.tracers:
+            tracer.stopper.send()
+        for tracer in lines.tracers:
+            tracer.stopper.wait()
         if child is not None and child.poll() is None:
             # Tracing failed under the command: it does not outlive usdt unseen.
             child.terminate()
@@ -103,6 +120,16 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
+# How often usdt looks for libraries the traced process has loaded: one's probes are traced
+# from about this long, and bpftrace's start, after its dlopen().
+POLL_INTERVAL = 0.1
+
+
+def _poll(loaded, done: threading.Event) -> None:
+    while not done.wait(POLL_INTERVAL):
+        if not loaded.look():
+            return      # the process has ended
+
 
 _PR_SET_PDEATHSIG = 1
 
@@ -112,86 +139,134 @@ def _die_with_parent() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+class _Tracer:
+    """One bpftrace, number `number` of the trace (output.Output's), in a session of its own,
+    out of reach of the terminal's Ctrl-C: usdt stops it, at once on Ctrl-C, and after a command
+    only once it has printed what the command fired (see _Output). And it dies with usdt, which
+    only SIGKILL stops without stopping it."""
+
+    def __init__(self, number: int, bpftrace: str, program: Program, pid: Optional[int]):
+        # --no-warnings: bpftrace's warnings are about the program usdt wrote, which the user
+        # cannot change (each release warns of other casts and discarded values).
+        arguments = [bpftrace, "-B", "line", "--no-warnings", "-e", program.text]
+        if pid is not None and program.by_pid:
+            arguments += ["-p", str(pid)]
+        self.number = number
+        self.announcement = program.announcement
+        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                        bufsize=1, errors="backslashreplace", start_new_session=True,
+                                        preexec_fn=_die_with_parent)
+        self.stopper = _Stopper(self.process)
+        self.messages = _start_thread(_copy_messages, self.process.stderr)
+        # When every probe was attached: a hit line starts with its nsecs, and one fired before
+        # is from a partial attachment. bpftrace reads each CPU's buffer in turn, so such hits
+        # can come after the READY line, and hits fired after it before.
+        self.attached_at: Optional[int] = None
+        self.held: List[object] = []     # what came before the READY line
+        self.ended = False
+
+
 class _Output:
-    """bpftrace's output, read by a thread: the main thread waits on a queue, where Ctrl-C
-    interrupts it, and can tell when the output has gone quiet."""
+    """The output of every bpftrace, read by a thread each into one queue, each item with its
+    bpftrace: the main thread waits on it, where Ctrl-C interrupts it, and can tell when the
+    output has gone quiet."""
 
     QUIET = bpftrace017.QUIET_BEFORE_STOPPING
     # How long the wait for quiet may last when other processes keep firing the probes.
     MAX_STOP_DELAY = 2.0
 
-    def __init__(self, tracer: subprocess.Popen, stopper: "_Stopper", output):
-        self.tracer = tracer
-        self.stopper = stopper
+    def __init__(self, output):
         self.output = output
-        self.lines: "queue.Queue[object]" = queue.Queue()
+        self.tracers: List[_Tracer] = []
+        self.lines: "queue.Queue[Tuple[_Tracer, object]]" = queue.Queue()
         self.last_line_at = time.monotonic()
         self.stop_requested_at: Optional[float] = None
-        # When every probe was attached: a hit line starts with its nsecs, and one fired before
-        # is from a partial attachment. bpftrace reads each CPU's buffer in turn, so such hits
-        # can come after the READY line, and hits fired after it before.
-        self.attached_at: Optional[int] = None
-        _start_thread(self._read)
 
-    def _read(self) -> None:
+    def add(self, tracer: _Tracer) -> _Tracer:
+        self.tracers.append(tracer)
+        _start_thread(self._read, tracer)
+        return tracer
+
+    def _read(self, tracer: _Tracer) -> None:
         try:
-            for line in self.tracer.stdout:
+            for line in tracer.process.stdout:
                 # Here, as soon as it comes: a string may have to be read from the traced
                 # process's memory before it changes.
-                self.lines.put(self.output.read(line))
+                self.lines.put((tracer, self.output.read(line, tracer.number)))
         finally:
-            self.lines.put(_END)
+            self.lines.put((tracer, _END))
 
-    def _next(self, timeout: float) -> object:
-        """The next item, "" when none came within `timeout`, _END at the end."""
+    def _next(self, timeout: float) -> None:
+        """Takes the next item, if one comes within `timeout`."""
         try:
-            line = self.lines.get(timeout=timeout)
+            tracer, item = self.lines.get(timeout=timeout)
         except queue.Empty:
-            return ""
+            return
         self.last_line_at = time.monotonic()
-        return line
+        if item is _END:
+            self._ended(tracer)
+        elif tracer.attached_at is None:
+            self._before_attached(tracer, item)
+        else:
+            self.output.emit(item, tracer.attached_at, tracer.number)
 
-    def wait_until_attached(self, interrupted: threading.Event) -> bool:
-        """Whether bpftrace attached; False when it ended first or `interrupted` was set. Lines
-        that came before the READY line are printed after it, but for hits fired before it."""
-        held = []
-        while not interrupted.is_set():
-            line = self._next(timeout=0.1)
-            if line is _END:
-                break
-            words = line.split() if isinstance(line, str) else []
-            if isinstance(line, str) and line.startswith(READY_LINE + " ") and len(words) == 3 and words[2].isdigit():
-                self.attached_at = int(words[2])
-                self.output.attached(self.attached_at)
-                for held_line in held:
-                    self.output.emit(held_line, self.attached_at)
-                return True
-            if line and not (isinstance(line, str) and bpftrace_releases.is_noise(line)):
-                held.append(line)
-        for held_line in held:
-            self.output.emit(held_line, None)
-        return False
+    def wait_until_attached(self, tracer: _Tracer, interrupted: threading.Event) -> bool:
+        """Whether `tracer` attached; False when it ended first or `interrupted` was set."""
+        while not (interrupted.is_set() or tracer.ended or tracer.attached_at is not None):
+            self._next(timeout=0.1)
+        if tracer.attached_at is None and not tracer.ended:
+            self._emit_held(tracer)
+        return tracer.attached_at is not None
 
     def print_lines(self) -> bool:
-        """Prints what came in the next moment; False once bpftrace has ended."""
-        line = self._next(timeout=0.1)
-        if line is _END:
-            return False
-        if line != "":
-            self.output.emit(line, self.attached_at)
-        return True
+        """Prints what came in the next moment; False once every bpftrace has ended."""
+        self._next(timeout=0.1)
+        return not all(tracer.ended for tracer in self.tracers)
+
+    def _before_attached(self, tracer: _Tracer, item: object) -> None:
+        """What comes before the READY line is printed after it, but for hits fired before it. A
+        later bpftrace's announcement comes first (the first's, trace() writes)."""
+        words = item.split() if isinstance(item, str) else []
+        if isinstance(item, str) and item.startswith(READY_LINE + " ") and len(words) == 3 and words[2].isdigit():
+            tracer.attached_at = int(words[2])
+            if tracer.number == 0:
+                self.output.attached(tracer.attached_at)
+            else:
+                sys.stderr.write(tracer.announcement + "\n")
+                sys.stderr.flush()
+            held, tracer.held = tracer.held, []
+            for held_item in held:
+                self.output.emit(held_item, tracer.attached_at, tracer.number)
+        elif item and not (isinstance(item, str) and bpftrace_releases.is_noise(item)):
+            tracer.held.append(item)
+
+    def _ended(self, tracer: _Tracer) -> None:
+        tracer.ended = True
+        if tracer.attached_at is not None:
+            return
+        self._emit_held(tracer)
+        if tracer.number != 0 and self.stop_requested_at is None:
+            tracer.messages.join(timeout=1)
+            warn(f"bpftrace exited with status {tracer.process.wait()} before attaching to the probes of "
+                 f"the libraries loaded since usdt started (its message is above); the others are still traced")
+
+    def _emit_held(self, tracer: _Tracer) -> None:
+        held, tracer.held = tracer.held, []
+        for held_item in held:
+            self.output.emit(held_item, None, tracer.number)
 
     def stop_when_quiet(self) -> None:
-        """Stops bpftrace once it has printed what it holds: first the program's gate is closed
-        (trace.bt.j2: no hit counts after usdt's kill(itself, 0)), then, once the output has
-        been quiet a moment, or at most MAX_STOP_DELAY later, SIGINT."""
+        """Stops every bpftrace once they have printed what they hold: first the programs' gate
+        is closed (trace.bt.j2: no hit counts after usdt's kill(itself, 0)), then, once the
+        output has been quiet a moment, or at most MAX_STOP_DELAY later, SIGINT."""
         now = time.monotonic()
         if self.stop_requested_at is None:
             os.kill(os.getpid(), 0)
             self.stop_requested_at = now
         quiet_since = max(self.last_line_at, self.stop_requested_at)
         if now - quiet_since >= self.QUIET or now - self.stop_requested_at >= self.MAX_STOP_DELAY:
-            self.stopper.send()
+            for tracer in self.tracers:
+                tracer.stopper.send()
 
 
 class _Stopper:

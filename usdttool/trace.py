@@ -8,10 +8,11 @@ The bpftrace program comes from the same template as the generated scripts.
 
 What is traced: the files named and the shared libraries they load (found as `usdt list
 --libraries` finds them; without patterns, only those whose probes usdt built), or every file
-a process maps (-p; glibc's own probes only when a pattern names them), and the files named,
-mapped by it yet or not. Each file's probes are attached by its path. The program is built in
-trace_program.py and run in supervisor.py; bpftrace_releases.py holds what differs between
-bpftrace releases, bpftrace017.py the workarounds for 0.17.
+a process maps (-p; glibc's own probes only when a pattern names them), the files named,
+mapped by it yet or not, and the libraries it loads while traced (loaded_libraries.py). Each
+file's probes are attached by its path. The program is built in trace_program.py and run in
+supervisor.py; bpftrace_releases.py holds what differs between bpftrace releases,
+bpftrace017.py the workarounds for 0.17.
 """
 
 import argparse
@@ -20,8 +21,8 @@ import os
 import sys
 from typing import List, Sequence
 
-from . import (bpftrace017, bpftrace_releases, elf, libraries, process, spans, summaries, supervisor, timeline,
-               trace_program, unread_strings)
+from . import (bpftrace017, bpftrace_releases, elf, libraries, loaded_libraries, process, spans, summaries,
+               supervisor, timeline, trace_program, unread_strings)
 from .errors import ToolError, warn
 from .output import Output
 
@@ -34,7 +35,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("binary", nargs="?", metavar="BINARY",
                         help="executable or shared library whose probes to trace, with its libraries'")
     parser.add_argument("-p", "--pid", type=int, metavar="PID",
-                        help="trace the probes of every file process PID maps, in that process only")
+                        help="trace the probes of every file process PID maps, or loads while traced, in "
+                             "that process only")
     parser.add_argument("probes", nargs="*", metavar="FILE|PROVIDER:PROBE",
                         help="more files to trace (an operand with a '/': ./libplugin.so; with -p, mapped "
                              "by the process yet or not), and probes "
@@ -146,11 +148,17 @@ def run(args) -> int:
     trace_file = None
     try:
         trace_file = timeline.Timeline(args.timeline, measures.spans, every_probe) if args.timeline is not None else None
-        output = Output(traced, unread_strings.UnreadStrings(selected), lines=measures.lines,
-                        json_hits=args.json and summary is None, summary=summary, timeline=trace_file)
+        unread = unread_strings.UnreadStrings(selected)
+        output = Output(traced, unread, lines=measures.lines, json_hits=args.json and summary is None,
+                        summary=summary, timeline=trace_file)
+        loaded = None
+        if args.pid is not None:
+            loaded = loaded_libraries.LoadedLibraries(running, modules, patterns, args.provider_file,
+                                                      None if summary is not None else measures, release,
+                                                      unread, len(traced))
         # With --json, standard output is JSON alone: the command's own output goes to stderr.
         status = supervisor.trace(bpftrace, program, args.pid, by_pid, watch_process, command, announcement,
-                                  output, command_output=sys.stderr if args.json else None)
+                                  output, command_output=sys.stderr if args.json else None, loaded=loaded)
         trace_file = None
         output.finish()
     finally:
@@ -162,24 +170,15 @@ def run(args) -> int:
 def _unmapped_files(files: Sequence[str], mapped: Sequence[elf.Module]) -> List[elf.Module]:
     """The files named with -p that the process does not map (yet): traced from the moment it
     does, a library it will dlopen(). A file without probes is an error."""
-    mapped_files = {_identity(module.path) for module in mapped}
+    mapped_files = {process.file_identity(module.path) for module in mapped}
     unmapped = []
     for path in files:
         module = elf.read_module(path)
         if not module.probes:
             raise ToolError(f"{path} has no USDT probes (no .note.stapsdt section)")
-        if _identity(path) not in mapped_files:
+        if process.file_identity(path) not in mapped_files:
             unmapped.append(module)
     return unmapped
-
-
-def _identity(path: str):
-    """The file at `path`, whatever link or mount the path goes through."""
-    try:
-        status = os.stat(path)
-    except OSError:
-        return os.path.realpath(path)
-    return status.st_dev, status.st_ino
 
 
 def _seconds(text: str) -> int:

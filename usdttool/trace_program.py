@@ -126,9 +126,11 @@ def _model_probe(probe: elf.Probe, module: str) -> model.Probe:
                        source_name=probe.source_name or "")
 
 
-def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = ()):
+def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = (),
+           every_pattern_matches: bool = True):
     """The probes matching any of `patterns` (all without patterns), and those named `also`
-    (`provider:probe`), modules with none left out."""
+    (`provider:probe`), modules with none left out. A pattern that matches nothing is an error,
+    unless not `every_pattern_matches` (a library loaded later need not have the probes asked for)."""
     full_patterns = {pattern: pattern if ":" in pattern else f"{pattern}:*" for pattern in patterns}
     matched = set()
 
@@ -141,7 +143,7 @@ def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = 
     selected = [(module, [(probe, source) for probe, source in probes if chosen(probe)])
                 for module, probes in described]
     unmatched = [pattern for pattern in patterns if pattern not in matched]
-    if unmatched:
+    if unmatched and every_pattern_matches:
         # glibc's probes (Debian unstable's glibc has 70) by provider, not one by one.
         available = sorted({f"{probe.provider}:{probe.name}" if probe.provider not in GLIBC_PROVIDERS
                             else f"{probe.provider}:*" for _, probes in described for probe, _ in probes})
@@ -254,12 +256,15 @@ class Measures:
     interval: Optional[int] = None
 
 
-def plan(selected, predicate: str, measures: Measures, release: Release, pid: Optional[int] = None) -> Plan:
+def plan(selected, predicate: str, measures: Measures, release: Release, pid: Optional[int] = None,
+         first_module: int = 0, first_probe: int = 0) -> Plan:
     """The program's plan for `selected` (what select() returns): each probe numbered in order,
-    its file's path as bpftrace `release` takes it (with -p `pid`, when given)."""
+    its file's path as bpftrace `release` takes it (with -p `pid`, when given). Modules are
+    numbered from `first_module`, probes from `first_probe`: the programs of one trace (a later
+    one for the libraries a process loads while traced) share one numbering."""
     probe_plans = []
-    number = 0
-    for module_number, (module, probes) in enumerate(selected):
+    number = first_probe
+    for module_number, (module, probes) in enumerate(selected, first_module):
         target = AttachTarget(release.attach_point_path(attach_path(module), pid), predicate, module_number)
         for probe, _ in probes:
             name = f"{probe.provider}:{probe.name}"

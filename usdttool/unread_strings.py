@@ -52,6 +52,15 @@ class UnreadStrings:
         self._max_length = _string_size() - 1
         self._encoding = locale.getpreferredencoding(False)   # how supervisor.py reads bpftrace's lines
 
+    def add(self, selected: Sequence[Tuple[elf.Module, Sequence[Tuple[model.Probe, str]]]]) -> None:
+        """The modules of another program of the same trace, numbered after those it knows
+        (trace_program.plan()'s `first_module`)."""
+        self._modules.extend((module, _probes(module, probes)) for module, probes in selected)
+
+    @property
+    def module_count(self) -> int:
+        return len(self._modules)
+
     def rewrite(self, line: str) -> str:
         """`line` as it prints: a marked line becomes its hit's line, with the strings read."""
         if not line.startswith(MARKER + " "):

@@ -2,7 +2,8 @@
 one line per hit with the arguments named and formatted as the .d files declare them;
 the stapsdt-notes fallback (sys/sdt.h) and a provider file given on the command line; a
 command after `--` (its status is usdt's), a running process (-p, with its shared library's
-probes), Ctrl-C; and each error that says what is missing: root, bpftrace, probes.
+probes, a library it has not loaded yet named, and one it loads while traced, in a bpftrace
+of its own), Ctrl-C; and each error that says what is missing: root, bpftrace, probes.
 Programs shaped like real ones: probes only in the libraries a program links or dlopen()s,
 one static library's probe in two shared libraries of one process (which bpftrace 0.17's -p
 mixes up), a C++ process (libstdc++ has probes too), paths with unusual characters, and
@@ -14,6 +15,7 @@ tracer. Everything but --script and the errors needs root and bpftrace.
 
 import argparse
 import ctypes
+import json
 import os
 import re
 import shutil
@@ -454,9 +456,10 @@ lines = ["Attaching 3 probes...\\n", "90 pid=1 tid=1 p:early\\n", "120 pid=1 tid
          "a line of the program\\n"]
 unread = types.SimpleNamespace(rewrite=lambda line: line)
 printed = output.Output([], unread, lines=True, json_hits=False, summary=None, timeline=None)
-reader = supervisor._Output(types.SimpleNamespace(stdout=io.StringIO("".join(lines))), stopper=None,
-                            output=printed)
-assert reader.wait_until_attached(threading.Event())
+reader = supervisor._Output(printed)
+tracer = reader.add(types.SimpleNamespace(number=0, process=types.SimpleNamespace(stdout=io.StringIO("".join(lines))),
+                                          attached_at=None, held=[], ended=False))
+assert reader.wait_until_attached(tracer, threading.Event())
 while reader.print_lines():
     pass
 """
@@ -468,6 +471,41 @@ while reader.print_lines():
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertEqual(result.stdout, "120 pid=1 tid=1 p:before_ready\n105 pid=1 tid=1 p:kept\n"
                                         "a line of the program\n")
+
+
+class SeveralTracersTest(unittest.TestCase):
+    """The lines of two bpftraces (the first, and one for a library loaded later) interleaved:
+    a record spanning lines and a map printing of each, read apart; the lost hits from both
+    final counts. (Under the interpreter usdt runs in.)"""
+
+    SCRIPT = """
+import types
+from usdttool import hits, output
+def probe(number, name):
+    return hits.TracedProbe(number, number, types.SimpleNamespace(provider="p", name=name, arguments=()))
+unread = types.SimpleNamespace(rewrite=lambda line: line, read=None)
+printed = output.Output([probe(0, "one")], unread, lines=False, json_hits=True, summary=None, timeline=None)
+later = printed.add_tracer([probe(1, "two")])
+lines = [(0, "usdt-hit 0 110 1 2 0x10\\x1fma\\n"), (later, "usdt-hit 1 120 1 3 0x20\\x1fmb\\n"),
+         (0, "in\\x1e\\n"), (later, "ore\\x1e\\n"),
+         (0, "usdt-maps 200 0 final\\n"), (later, "usdt-maps 210 0 final\\n"),
+         (0, "@usdt_hits[0]: 3\\n"), (later, "@usdt_hits[1]: 1\\n"),
+         (0, "usdt-maps-end\\n"), (later, "usdt-maps-end\\n")]
+for tracer, line in lines:
+    printed.emit(printed.read(line, tracer), 100, tracer)
+printed.finish()
+"""
+
+    def test_lines_of_two_tracers_interleaved(self):
+        interpreter = launcher.INTERPRETER or [sys.executable]
+        result = subprocess.run([*interpreter, "-c", self.SCRIPT], capture_output=True, text=True, timeout=30,
+                                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        self.assertEqual((result.returncode, result.stderr), (0, "usdt: lost 2 of 4 hits: p:one 2\n"), result)
+        self.assertEqual([json.loads(line) for line in result.stdout.splitlines()],
+                         [{"type": "hit", "probe": "p:one", "monotonic_ns": 110, "pid": 1, "tid": 2,
+                           "process": "ma\nin", "args": {}},
+                          {"type": "hit", "probe": "p:two", "monotonic_ns": 120, "pid": 1, "tid": 3,
+                           "process": "mb\nore", "args": {}}])
 
 
 class UnreadStringsTest(unittest.TestCase):
@@ -753,6 +791,62 @@ class LiveTest(TraceTestCase):
             program.stdout.close()
         self.assertEqual((tracer.returncode, errors, status), (0, "", 0))
         self.assert_hits(output, [LOADED_HIT, *TWOLIBS_HITS], pid=program.pid)
+
+    def trace_loading_late(self, *arguments, says=None):
+        """`usdt trace -p` on tool_twolibs --load-late, which loads libtool_core_b.so once usdt
+        has attached, then, once usdt says it traces that library too (or `says(pid)`, if
+        given), fires the rounds and exits: (usdt's standard output, the program's pid)."""
+        program = start_loading_late()
+        tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid, *arguments), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(tracer.stderr.readline(), f"usdt: tracing 1 probe of process {program.pid} "
+                                                       f"(names and types from core.d); Ctrl-C to stop\n")
+            program.stdin.write("load\n")
+            program.stdin.flush()
+            self.assertEqual(program.stdout.readline(), "loaded\n")
+            self.assertEqual(tracer.stderr.readline(),
+                             says(program.pid) if says else
+                             f"usdt: tracing 1 more probe of process {program.pid}, in {PROGRAMS['core_b']}, "
+                             f"loaded since (names and types from core.d)\n")
+            program.stdin.close()
+            output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
+            status = program.wait(timeout=TRACE_TIMEOUT)
+        finally:
+            for process in (tracer, program):
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+            program.stdout.close()
+        self.assertEqual((tracer.returncode, errors, status), (0, "", 0))
+        return output, program.pid
+
+    def test_a_library_the_process_loads_after_usdt_attached(self):
+        # Traced once usdt has seen it mapped and another bpftrace has attached to it (a line on
+        # stderr says so): not the hit fired right after dlopen(), every later one. Two
+        # bpftraces: each one's lines in order, their nsecs tell the order of both.
+        output, pid = self.trace_loading_late()
+        lines = sorted(output.splitlines(), key=lambda line: int(line.split()[0]))
+        self.assert_hits("\n".join(lines), TWOLIBS_HITS, pid=pid)
+
+    def test_a_library_the_process_loads_after_usdt_attached_as_json(self):
+        output, pid = self.trace_loading_late("--json")
+        objects = sorted((json.loads(line) for line in output.splitlines()), key=lambda hit: hit["monotonic_ns"])
+        self.assertEqual([(hit["type"], hit["probe"], hit["pid"], hit["args"]) for hit in objects],
+                         [("hit", probe, pid, {"who": int(fields["who"]), "value": int(fields["value"]),
+                                               "from": fields["from"].strip('"')})
+                          for probe, fields in TWOLIBS_HITS])
+
+    def test_summaries_leave_out_a_library_the_process_loads_later(self):
+        # Counted by the first bpftrace alone: a warning says how to count the library too.
+        library = PROGRAMS["core_b"]
+        output, pid = self.trace_loading_late(
+            "--count", "--json",
+            says=lambda pid: f"usdt: warning: process {pid} loaded {library} since usdt started: the summaries "
+                             f"count the files traced from the start alone; to include it, name it: "
+                             f"usdt trace -p {pid} {library}\n")
+        counts = [json.loads(line) for line in output.splitlines()]
+        self.assertEqual([(summary["type"], summary["hits"]) for summary in counts], [("counts", {"core:hit": 3})])
 
     def test_pointers_nothing_can_read_crash_neither_the_program_nor_usdt(self):
         # tests/integration/programs/bad_pointers.h: NULL, (const char *)1, unmapped and
