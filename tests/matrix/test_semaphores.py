@@ -21,6 +21,7 @@ status is the program's.
 """
 
 import contextlib
+import os
 import subprocess
 import tempfile
 import time
@@ -242,14 +243,20 @@ class SemaphoreTest(unittest.TestCase):
                 self.assertRecordedOnce(event, data)
 
     def test_perf_record_attaches_to_the_running_program(self):
-        # perf gives no sign that it attached: `usdt list PID` shows the semaphore raised, which
-        # is what the test is about; then the program goes on, and perf stops at its end.
+        # `usdt list PID` shows the semaphore raised once perf has opened the event, which is
+        # what the test is about. Recording starts only when perf acknowledges `enable` on its
+        # control FIFO (-D -1: events opened disabled): then the program goes on, and perf
+        # stops at its end.
         require_tracer(self, "perf", package="linux-perf")
         for linker in LINKERS:
             with self.subTest(linker=linker), self.perf_session(linker) as (program, event, data):
+                control, acknowledged = data.with_name("control"), data.with_name("acknowledged")
+                os.mkfifo(control)
+                os.mkfifo(acknowledged)
                 waiting = WaitingProgram([program])
                 try:
-                    recorder = subprocess.Popen(["perf", "record", "-q", "-o", str(data), "-e", event,
+                    recorder = subprocess.Popen(["perf", "record", "-q", "-o", str(data), "-e", event, "-D", "-1",
+                                                 "--control", f"fifo:{control},{acknowledged}",
                                                  "-p", str(waiting.process.pid)],
                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                     deadline = time.monotonic() + TIMEOUT
@@ -258,10 +265,17 @@ class SemaphoreTest(unittest.TestCase):
                         if recorder.poll() is not None:     # (its stderr read only then: read() waits for its end)
                             self.fail(f"perf ended before attaching: {recorder.stderr.read()}")
                         time.sleep(0.1)
+                    with open(control, "w") as commands, open(acknowledged) as answers:
+                        commands.write("enable\n")
+                        commands.flush()
+                        self.assertEqual(answers.readline(), "ack\n")
                     result = waiting.go()
                     output, errors = recorder.communicate(timeout=TIMEOUT)
                 finally:
                     waiting.stop()
+                    if recorder.poll() is None:
+                        recorder.kill()
+                        recorder.wait()
                 self.assertEqual((result.returncode, result.stderr), (0, ""), result.stdout)
                 self.assertEqual(recorder.returncode, 0, output + errors)
                 self.assertRecordedOnce(event, data)
