@@ -396,8 +396,11 @@ def start_up_milliseconds(usdt: Path, binary: Path, runs: int = 7, environment: 
     execs, writes, printed = events.get("exec", []), events.get("stderr", []), events.get("stdout", [])
     for usdt_pid, alone_pid in started:
         usdt_exec = min(nsecs for nsecs, pid, *_ in execs if pid == usdt_pid)
+        # usdt's bpftrace that printed the ready line (usdt runs `bpftrace --version` first).
+        tracers = {pid for _, pid in printed}
         child_exec, child = min((nsecs, pid) for nsecs, pid, parent, *file in execs
-                                if parent == usdt_pid and file and os.path.basename(file[0].strip()) == "bpftrace")
+                                if parent == usdt_pid and pid in tracers and file
+                                and os.path.basename(file[0].strip()) == "bpftrace")
         ready_printed = min(nsecs for nsecs, pid in printed if pid == child)
         announced = min(nsecs for nsecs, pid in writes if pid == usdt_pid and nsecs >= ready_printed)
         alone_exec = min(nsecs for nsecs, pid, *_ in execs if pid == alone_pid)
