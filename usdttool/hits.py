@@ -110,11 +110,12 @@ def json_value(argument: model.Argument, value: object) -> object:
         return value
     if argument.type.kind is Kind.POINTER:
         return f"0x{value:x}"
-    return _json_integer(value)
+    return json_integer(value)
 
 
-def _json_integer(value: int) -> object:
-    return value if abs(value) <= JSON_SAFE_INTEGER else str(value)
+def json_integer(value: Optional[int]) -> object:
+    """An integer as usdt writes it in JSON: beyond 2^53 - 1, a string of its digits."""
+    return str(value) if value is not None and abs(value) > JSON_SAFE_INTEGER else value
 
 
 def json_value_of(hit: Hit, name: str) -> object:
@@ -132,6 +133,6 @@ def arguments_object(hit: Hit) -> Dict[str, object]:
 
 def json_line(hit: Hit) -> str:
     """The hit as docs/tracing.md's schema ("JSON Lines") describes it, on one line."""
-    return json.dumps({"type": "hit", "probe": hit.probe.name, "monotonic_ns": _json_integer(hit.time), "pid": hit.pid,
+    return json.dumps({"type": "hit", "probe": hit.probe.name, "monotonic_ns": json_integer(hit.time), "pid": hit.pid,
                        "tid": hit.tid, "process": hit.process, "args": arguments_object(hit)},
                       ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -21,6 +21,7 @@ import time
 from typing import Dict, List, Optional, Sequence
 
 from . import hits, summaries, unread_strings
+from .errors import warn
 from .timeline import Timeline
 
 # bpftrace's line when the kernel dropped events (0.17 and later).
@@ -122,7 +123,7 @@ class Output:
         self.lost_since_warning += count
         now = time.monotonic()
         if now - self.last_warning_at >= _WARNING_INTERVAL:
-            _warn(f"{self.lost_since_warning} hits lost: they fired faster than usdt could print them "
+            warn(f"{self.lost_since_warning} hits lost: they fired faster than usdt could print them "
                   f"(the count per probe comes at the end)")
             self.lost_since_warning = 0
             self.last_warning_at = now
@@ -148,7 +149,7 @@ class Output:
             return      # nothing was to come but the maps
         if self.counted is None:
             if self.lost_reported:
-                _warn(f"lost {self.lost_reported} hits (bpftrace ended before saying which probes')")
+                warn(f"lost {self.lost_reported} hits (bpftrace ended before saying which probes')")
             return
         fired: Dict[str, int] = {}
         for probe in self.probes:
@@ -165,9 +166,3 @@ def _write(text: str) -> None:
     # As it comes, line by line, into a pipe too (`usdt trace ... | grep`).
     sys.stdout.write(text)
     sys.stdout.flush()
-
-
-def _warn(message: str) -> None:
-    sys.stderr.write(f"usdt: warning: {message}\n")
-    sys.stderr.flush()
-

@@ -184,8 +184,8 @@ class Summaries:
         histogram = values.log2_histogram()
         if self.as_json:
             return {"type": aggregate.kind, **aggregate.describe, "period": what, "from_s": round(since, 6),
-                    "to_s": round(until, 6), **{name: _json(value) for name, value in statistics.items()},
-                    **problems, "log2_histogram": [{"low": _json(low), "high": _json(high), "count": count}
+                    "to_s": round(until, 6), **{name: hits.json_integer(value) for name, value in statistics.items()},
+                    **problems, "log2_histogram": [{"low": hits.json_integer(low), "high": hits.json_integer(high), "count": count}
                                                    for low, high, count in histogram]}
         unit = _duration if aggregate.kind == "latency" else _quantity
         lines = [f"  {aggregate.title}: {count} in {seconds:.2f} s ({count / seconds:.1f}/s)"]
@@ -226,11 +226,6 @@ def _extremes(snapshot: Snapshot, number: int, epochs: range) -> Distribution:
             one.maximum = -negative_max
         values.add(one)
     return values
-
-
-def _json(value: Optional[int]) -> object:
-    """As hits.py writes integers: beyond 2^53 - 1, a string of digits."""
-    return str(value) if value is not None and abs(value) > hits.JSON_SAFE_INTEGER else value
 
 
 def _duration(nanoseconds: Optional[int]) -> str:
