@@ -80,6 +80,14 @@ def add_usdt_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--work-dir", type=Path, required=True)
 
 
+def parse_usdt_options(program_names: Sequence[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
+    """parse_options() for a module that runs bin/usdt (add_usdt_options), its work directory
+    made fresh."""
+    options, programs = parse_options(add_usdt_options, program_names)
+    fresh_directory(options.work_dir)
+    return options, programs
+
+
 def parse_options(add_options: Callable[[argparse.ArgumentParser], object] = lambda parser: None,
                   program_names: Sequence[str] = ()) -> Tuple[argparse.Namespace, Dict[str, str]]:
     """The command line of every test module, taken off sys.argv: the options `add_options`

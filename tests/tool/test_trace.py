@@ -770,45 +770,34 @@ class LiveTest(TraceTestCase):
                 self.assert_hits(result.stdout, TWOLIBS_HITS, pid=program.pid)
 
     def test_a_library_named_before_the_process_loads_it(self):
-        # Attached by its path from the start: from the first hit after dlopen().
-        program = start_loading_late()
-        tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid, PROGRAMS["core_b"]),
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            self.assertEqual(tracer.stderr.readline(), f"usdt: tracing 2 probes of process {program.pid}, in 2 "
-                                                       f"files (names and types from core.d); Ctrl-C to stop\n")
-            program.stdin.write("load\n")
-            program.stdin.flush()
-            self.assertEqual(program.stdout.readline(), "loaded\n")
-            program.stdin.close()
-            output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
-            status = program.wait(timeout=TRACE_TIMEOUT)
-        finally:
-            for process in (tracer, program):
-                if process.poll() is None:
-                    process.kill()
-                    process.wait()
-            program.stdout.close()
-        self.assertEqual((tracer.returncode, errors, status), (0, "", 0))
-        self.assert_hits(output, [LOADED_HIT, *TWOLIBS_HITS], pid=program.pid)
+        # Attached by its path from the start: from the first hit after dlopen(), no bpftrace more.
+        output, pid = self.trace_loading_late(
+            PROGRAMS["core_b"], says=lambda pid: None,
+            announced=lambda pid: f"usdt: tracing 2 probes of process {pid}, in 2 files (names and types from "
+                                  f"core.d); Ctrl-C to stop\n")
+        self.assert_hits(output, [LOADED_HIT, *TWOLIBS_HITS], pid=pid)
 
-    def trace_loading_late(self, *arguments, says=None):
+    def trace_loading_late(self, *arguments, says=None, announced=None):
         """`usdt trace -p` on tool_twolibs --load-late, which loads libtool_core_b.so once usdt
-        has attached, then, once usdt says it traces that library too (or `says(pid)`, if
-        given), fires the rounds and exits: (usdt's standard output, the program's pid)."""
+        has announced it traces (`announced(pid)`, if given), then, once usdt says it traces
+        that library too (or `says(pid)`, if given; nothing, if that is None), fires the rounds
+        and exits: (usdt's standard output, the program's pid)."""
         program = start_loading_late()
         tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid, *arguments), stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
         try:
-            self.assertEqual(tracer.stderr.readline(), f"usdt: tracing 1 probe of process {program.pid} "
-                                                       f"(names and types from core.d); Ctrl-C to stop\n")
+            self.assertEqual(tracer.stderr.readline(),
+                             announced(program.pid) if announced else
+                             f"usdt: tracing 1 probe of process {program.pid} (names and types from core.d); "
+                             f"Ctrl-C to stop\n")
             program.stdin.write("load\n")
             program.stdin.flush()
             self.assertEqual(program.stdout.readline(), "loaded\n")
-            self.assertEqual(tracer.stderr.readline(),
-                             says(program.pid) if says else
-                             f"usdt: tracing 1 more probe of process {program.pid}, in {PROGRAMS['core_b']}, "
-                             f"loaded since (names and types from core.d)\n")
+            later = says(program.pid) if says else (f"usdt: tracing 1 more probe of process {program.pid}, in "
+                                                   f"{PROGRAMS['core_b']}, loaded since (names and types from "
+                                                   f"core.d)\n")
+            if later is not None:
+                self.assertEqual(tracer.stderr.readline(), later)
             program.stdin.close()
             output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
             status = program.wait(timeout=TRACE_TIMEOUT)
@@ -955,9 +944,8 @@ class LiveTest(TraceTestCase):
 
 def parse_arguments() -> None:
     global OPTIONS
-    OPTIONS, programs = usdt_testing.parse_options(usdt_testing.add_usdt_options, PROGRAM_NAMES)
+    OPTIONS, programs = usdt_testing.parse_usdt_options(PROGRAM_NAMES)
     PROGRAMS.update(programs)
-    usdt_testing.fresh_directory(OPTIONS.work_dir)
 
 
 if __name__ == "__main__":

@@ -404,9 +404,8 @@ class ViewerTest(TracingTestCase):
 
 def parse_arguments() -> None:
     global OPTIONS
-    OPTIONS, programs = usdt_testing.parse_options(usdt_testing.add_usdt_options, PROGRAM_NAMES)
+    OPTIONS, programs = usdt_testing.parse_usdt_options(PROGRAM_NAMES)
     PROGRAMS.update(programs)
-    usdt_testing.fresh_directory(OPTIONS.work_dir)
 
 
 if __name__ == "__main__":
