@@ -284,7 +284,7 @@ function(usdt_add_provider target)
                         "preprocessor and assembler check need; call it from a directory that does (the one "
                         "creating '${target}', say), or enable_language(C) here.")
   endif()
-  _usdt_check_assembler(${language})
+  _usdt_check_assembler(${language} assembler_definitions)
   _usdt_preprocessor_command("${target}" ${language} preprocessor)
 
   # An object library whose only source is the generated header, shared by the targets linking
@@ -392,7 +392,12 @@ function(usdt_add_provider target)
 
   if(arg_PUBLIC)
     target_include_directories("${target}" PUBLIC "$<BUILD_INTERFACE:${output_directory}>")
+    set(scope PUBLIC)
   else()
     target_include_directories("${target}" PRIVATE "${output_directory}")
+    set(scope PRIVATE)
+  endif()
+  if(assembler_definitions)
+    target_compile_definitions("${target}" ${scope} ${assembler_definitions})
   endif()
 endfunction()

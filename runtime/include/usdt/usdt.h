@@ -360,10 +360,9 @@ _usdt_argument(const From &) noexcept {
    without a separate object or library. Each is defined in assembly, in a COMDAT group of
    its own name, so the copies of all the translation units of a module fold into one (a
    weak C definition would leave every unit's bytes behind); hidden, so each module keeps
-   its own; in the file-backed `.probes` section, where the kernel can find them; retained
-   (SHF_GNU_RETAIN) because only notes may refer to them, and gold and mold drop sections
-   that only notes refer to; `.ifndef`-guarded for link-time optimizers that join units'
-   top-level asm. The definition is the same whether or not probes are compiled in, so
+   its own; in the file-backed `.probes` section, where the kernel can find them; kept by
+   --gc-sections through each site's `.init_usdt_keep` entry (USDT_SITE), as only notes refer
+   to them otherwise; `.ifndef`-guarded for link-time optimizers that join units' top-level asm. The definition is the same whether or not probes are compiled in, so
    translation units built with and without USDT_DISABLE agree on it. */
 #if defined(__GNUC__) && defined(__ELF__)
 /* `.probes` starts a page of its own, or the kernel may raise a semaphore the code never
@@ -374,7 +373,7 @@ _usdt_argument(const From &) noexcept {
    segment before it ends: that mapping comes first, the loader then makes it read-only, and
    the semaphore in the mapping the code reads stays 0. So each translation unit's first
    semaphore comes after an empty section aligned to a page, in a COMDAT group of its own
-   (a module keeps one) and retained (nothing refers to it): the output section, aligned as
+   (a module keeps one), kept as the semaphores are: the output section, aligned as
    its most aligned input, starts a page, with the padding (up to a page per module) before
    the semaphores rather than between them. The alignment is the largest page size the
    target's Linux kernels use, and GNU ld's maximum page size for it: 64 KiB on aarch64,
@@ -388,7 +387,7 @@ _usdt_argument(const From &) noexcept {
     extern volatile unsigned short name __attribute__((visibility("hidden")))
 #define USDT_SEMAPHORE_DEFINE(name) \
     __asm__(".ifndef _usdt_probes_page\n" \
-            ".pushsection .probes, \"awGR\", \"progbits\", _usdt_probes_page, comdat\n" \
+            ".pushsection .probes, \"awG\", \"progbits\", _usdt_probes_page, comdat\n" \
             ".weak _usdt_probes_page\n" \
             ".hidden _usdt_probes_page\n" \
             ".balign " _USDT_PAGE_SIZE "\n" \
@@ -396,7 +395,7 @@ _usdt_argument(const From &) noexcept {
             ".popsection\n" \
             ".endif\n" \
             ".ifndef " #name "\n" \
-            ".pushsection .probes, \"awGR\", \"progbits\", " #name ", comdat\n" \
+            ".pushsection .probes, \"awG\", \"progbits\", " #name ", comdat\n" \
             ".weak " #name "\n" \
             ".hidden " #name "\n" \
             ".type " #name ", %object\n" \
@@ -422,14 +421,14 @@ _usdt_argument(const From &) noexcept {
    probe address by where this one byte ended up. Every translation unit that includes this
    header emits it in the COMDAT group systemtap's sys/sdt.h uses, so a module keeps one
    copy, even mixed with sys/sdt.h; `.ifndef` keeps one when a link-time optimizer joins
-   several units' top-level asm. It is retained (`R`) because only non-allocated notes refer
-   to it, and lld's --gc-sections would otherwise drop it. It is executable (`x`, where
+   several units' top-level asm. Each site's `.init_usdt_keep` entry (USDT_SITE) keeps it:
+   otherwise only non-allocated notes refer to it, and lld's --gc-sections drops it. It is executable (`x`, where
    sys/sdt.h has `a` only) so that linkers put it in the probes' own segment: perf (6.1 at
    least) takes a probe's file offset to be its address minus the base's address plus the
    base's file offset, which is wrong for a base in another segment, and lld and mold give
    the read-only data before the code another distance between address and file offset. */
 __asm__(".ifndef _.stapsdt.base\n"
-        ".pushsection .stapsdt.base, \"axGR\", \"progbits\", .stapsdt.base, comdat\n"
+        ".pushsection .stapsdt.base, \"axG\", \"progbits\", .stapsdt.base, comdat\n"
         ".weak _.stapsdt.base\n"
         ".hidden _.stapsdt.base\n"
         "_.stapsdt.base:\n"
@@ -591,16 +590,21 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(con
  * string literals (characters other than those of names octal-escaped, `\173`, for the asm
  * template). `?` puts the notes in the code's COMDAT group (inline
  * functions), `o` links them to the code's section, so that --gc-sections drops them with
- * dead code (GNU ld, lld).
+ * dead code (GNU ld, lld). GNU as before 2.36 warns about `o` on a `.note` section, once per
+ * unit: USDT_UNLINKED_NOTES (which usdt_add_provider defines for such an assembler) leaves it
+ * out, and then GNU ld keeps dead probed code for its notes and lld leaves their address 0.
  *
  * The semaphore is also an (unused) memory operand: with -flto, a symbol named only inside
  * asm text is invisible to the linker's archive search, and the library member defining it
  * was never pulled in. A probe without a semaphore records address 0 and ends its operand
- * list with an unused immediate instead, which emits nothing. `.init_usdt_keep` holds a
- * 4-byte reference to each site: gold and mold keep `.init*` sections and ignore
- * SHF_LINK_ORDER, so instead of refusing to link (gold) or leaving notes at address 0
- * (mold) they keep the probed code; GNU ld and lld still drop it, with its note and this
- * reference.
+ * list with an unused immediate instead, which emits nothing. `.init_usdt_keep` holds 4-byte
+ * references from each site: to the site, since gold and mold keep `.init*` sections and
+ * ignore SHF_LINK_ORDER, so instead of refusing to link (gold) or leaving notes at address 0
+ * (mold) they keep the probed code, while GNU ld and lld drop it with its note and this
+ * entry; and to what the notes need and nothing else refers to, which --gc-sections would
+ * otherwise drop: `.stapsdt.base`, the semaphore and `.probes`'s page alignment. (SHF_GNU_RETAIN
+ * would keep those without the bytes, but GNU as knows it only since 2.36, and keeps them
+ * also where no probe is left.)
  */
 #if defined(_USDT_BLOCK_CONSTRAINT)
 #define _USDT_CLOBBERS "memory"
@@ -624,6 +628,11 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(con
 #else
 #define _USDT_NOP ".L_usdt_site%=: nop\n"
 #endif
+#if defined(USDT_UNLINKED_NOTES)
+#define _USDT_NOTE_FLAGS "\"?\", \"note\""
+#else
+#define _USDT_NOTE_FLAGS "\"?o\", \"note\", .L_usdt_site%="
+#endif
 /* `("a", "b")` -> `"\"a\", \"b\""`: string literals as the operands of an `.asciz`. */
 #define _USDT_ASCIZ_OPERANDS(...) #__VA_ARGS__
 #define USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
@@ -631,7 +640,7 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(con
         _USDT_DECLARATIONS(operands) \
         __asm__ __volatile__( \
             _USDT_NOP \
-            ".pushsection .note.stapsdt, \"?o\", \"note\", .L_usdt_site%=\n" \
+            ".pushsection .note.stapsdt, " _USDT_NOTE_FLAGS "\n" \
             ".balign 4\n" \
             ".4byte 992f-991f, 994f-993f, 3\n" \
             "991: .asciz \"stapsdt\"\n" \
@@ -640,7 +649,7 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(con
             ".asciz \"" provider "\", \"" name "\", \"" spec "\"\n" \
             "994: .balign 4\n" \
             ".popsection\n" \
-            ".pushsection .note.usdt, \"?o\", \"note\", .L_usdt_site%=\n" \
+            ".pushsection .note.usdt, " _USDT_NOTE_FLAGS "\n" \
             ".balign 4\n" \
             ".4byte 996f-995f, 998f-997f, 4\n" \
             "995: .asciz \"usdt\"\n" \
@@ -650,7 +659,10 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(con
             ".popsection\n" \
             ".pushsection .init_usdt_keep, \"?ao\", \"progbits\", .L_usdt_site%=\n" \
             ".balign 4\n" \
-            ".4byte .L_usdt_site%= - .\n" \
+            ".4byte .L_usdt_site%= - ., _.stapsdt.base - .\n" \
+            ".ifnc " semaphore ",0\n" \
+            ".4byte " semaphore " - ., _usdt_probes_page - .\n" \
+            ".endif\n" \
             ".popsection\n" \
             : : _USDT_OPERANDS(operands) semaphore_operand : _USDT_CLOBBERS); \
     } while (0)
