@@ -48,6 +48,11 @@ class VersionTest(unittest.TestCase):
         self.assertEqual(changelog_version(package.SETUP.source_dir), usdtgen.VERSION,
                          "debian/changelog and usdtgen/__init__.py disagree: add a changelog entry (dch -v)")
 
+    def test_install_instructions_name_this_versions_package(self):
+        for document in ("README.md", "docs/cmake.md"):
+            text = (package.SETUP.source_dir / document).read_text()
+            self.assertEqual(set(re.findall(r"usdt_([0-9][^_\s]*)_all\.deb", text)), {usdtgen.VERSION}, document)
+
 
 def _unavailable(reason: str):
     if usdt_testing.tracers_required():
