@@ -59,6 +59,7 @@ expect "the dtrace in /usr/libexec/usdt/bin" "usdt-dtrace (usdt) $version" /usr/
 usdt list --help >/dev/null || fail "usdt list --help"
 expect "pkg-config usdt's version" "$version" pkg-config --modversion usdt
 # usdt.pc finds its prefix from its own directory: /usr/share/pkgconfig/../../include.
+# shellcheck disable=SC2016  # expanded by the inner sh
 expect "pkg-config usdt's include directory" /usr/include sh -c 'realpath "$(pkg-config --variable=includedir usdt)"'
 python3 -c 'import usdtgen' 2>/dev/null && fail "usdtgen is importable by python3: it should stay private"
 [ -n "$(find /usr/share/usdt -name '*.pyc')" ] || fail "no byte-compiled module in /usr/share/usdt (py3compile)"
