@@ -1,5 +1,6 @@
 """The Debian package (debian/): `dpkg-buildpackage -us -uc -b` in a copy of the source tree (the
-checkout stays clean), lintian on the result, then, in a clean Debian 12 root and a clean Debian
+checkout stays clean), lintian on the result, its files against usdt's own install
+(installed-files.txt) and Debian's documentation, then, in a clean Debian 12 root and a clean Debian
 13 root, what a user does with it (debian_package_in_root.sh): `apt-get install ./usdt_*_all.deb`
 with its dependencies from the archive, the example project built against it with CMake and
 with Make, traced, systemtap-sdt-dev installed beside it, `apt-get remove --purge usdt`
@@ -102,6 +103,19 @@ class DebianPackageTest(unittest.TestCase):
         print(result.stdout, end="")
         tags = [line for line in result.stdout.splitlines() if line.startswith(("E:", "W:"))]
         self.assertEqual(tags, [], result.stdout)
+
+    def test_holds_the_cmake_install_and_the_docs(self):
+        # usdt's own install (installed-files.txt) under /usr, but its byte-compiled modules,
+        # which py3compile writes at installation; then Debian's documentation.
+        listing = package.run(["dpkg-deb", "--contents", self.deb]).stdout.splitlines()
+        files = {line.split()[5].lstrip("./") for line in listing if not line.startswith("d")}
+        golden = (Path(__file__).resolve().parent / "installed-files.txt").read_text().splitlines()
+        expected = {f"usr/{path}" for path in golden if path and not path.startswith("#") and "__pycache__" not in path}
+        debian_only = ("usr/share/doc/usdt/", "usr/share/man/man1/", "usr/share/python3/runtime.d/")
+        self.assertEqual({path for path in files if not path.startswith(debian_only)}, expected)
+        self.assertLessEqual({"usr/share/doc/usdt/README.md.gz", "usr/share/doc/usdt/copyright",
+                              "usr/share/doc/usdt/docs/cmake.md.gz", "usr/share/man/man1/usdt.1.gz",
+                              "usr/share/man/man1/usdt-dtrace.1.gz"}, files)
 
     def run_in_clean_root(self, suite: str):
         try:
