@@ -119,15 +119,21 @@ class DebianPackageTest(unittest.TestCase):
 
     def run_in_clean_root(self, suite: str):
         try:
-            debian_roots.root(suite, ROOT_PACKAGES)
+            directory = debian_roots.root(suite, ROOT_PACKAGES)
+            # The package's dependencies come from the archive the root was made from, at each run.
+            mirror = debian_roots.host_mirror()
+            if mirror is None:
+                raise debian_roots.RootUnavailable("no Debian archive in the host's apt sources; set USDT_DEBIAN_MIRROR")
+            debian_roots.check_mirror(mirror, suite)
         except debian_roots.RootUnavailable as error:
             _unavailable(f"no Debian {suite} root: {error}")
+        print(f"--- {suite}: {directory}, in a throwaway layer", flush=True)
         example = package.SETUP.source_dir / "example-project"
         result = debian_roots.run_in_root(
             suite, ["sh", str(IN_ROOT_SCRIPT), str(self.deb), str(example), usdtgen.VERSION],
             binds=[self.deb.parent, package.SETUP.source_dir, IN_ROOT_SCRIPT.parent], packages=ROOT_PACKAGES,
             throwaway=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=20 * 60)
-        print(f"--- in {suite}:\n{result.stdout}", end="", flush=True)
+        print(result.stdout, end="", flush=True)
         self.assertEqual(result.returncode, 0, f"in {suite}: {IN_ROOT_SCRIPT.name} exited {result.returncode}")
         self.assertIn("=== done", result.stdout)
 
