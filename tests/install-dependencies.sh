@@ -13,7 +13,8 @@ test_packages=(clang lld mold gdb doctest-dev qemu-user gdb-multiarch
                systemtap-sdt-dev meson ninja-build pkg-config autoconf
                clang-tidy python3-pyflakes valgrind
                systemtap bpfcc-tools
-               debootstrap)   # Debian 13 and unstable roots, for their bpftrace (tests/support/debian_roots.py)
+               debootstrap    # Debian 13 and unstable roots, for their bpftrace (tests/support/debian_roots.py)
+               dpkg-dev debhelper dh-python lintian)   # the Debian package (tests/package/test_debian_package.py)
 for triple in "${cross_triples[@]}"; do
   test_packages+=("gcc-$triple" "g++-$triple")
 done

@@ -12,7 +12,9 @@ A command runs in a private mount namespace (unshare), where the root gets a /de
 (a tmpfs with a few device nodes: a bind of the host's /dev would put the host's device nodes
 one `rm -rf` away), proc, sysfs, tracefs, debugfs and the host directories asked for, bound
 at the same paths. Those mounts live and die with the namespace, so nothing is left mounted
-on the host, whatever happens to the command.
+on the host, whatever happens to the command. With `throwaway`, the command sees the root
+through an overlay whose upper layer is a tmpfs of the namespace: what it installs or changes
+goes with the namespace, and the next command starts from the root as built.
 
 As a command: `debian_roots.py build SUITE [PACKAGE...]`, `debian_roots.py run SUITE [--bind
 DIR]... -- COMMAND...` (run in the root of the default packages, TRACING_PACKAGES).
@@ -27,6 +29,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -190,12 +193,21 @@ def _build(directory: Path, suite: str, packages: Sequence[str], log) -> float:
     return seconds
 
 
-def _mount_script(directory: Path, binds: Sequence[Path]) -> str:
+def _mount_script(directory: Path, binds: Sequence[Path], layer: Optional[Path] = None) -> str:
     """The shell commands that give the root, in the namespace they run in, what a command
-    there needs; then `exec chroot`."""
-    target = shlex.quote(str(directory))
-    lines = ["set -e",
-             f"mount -t tmpfs -o mode=755,nosuid dev {target}/dev",
+    there needs; then `exec chroot`. With `layer` (an empty host directory), the root is an
+    overlay mounted there, its changes kept in a tmpfs of the namespace."""
+    lines = ["set -e"]
+    if layer is None:
+        root_path = directory
+    else:
+        tmpfs, root_path = shlex.quote(str(layer)), layer / "root"
+        lines += [f"mount -t tmpfs -o mode=755 layer {tmpfs}",
+                  f"mkdir {tmpfs}/upper {tmpfs}/work {tmpfs}/root",
+                  f"mount -t overlay -o lowerdir={shlex.quote(str(directory))},upperdir={tmpfs}/upper,"
+                  f"workdir={tmpfs}/work overlay {tmpfs}/root"]
+    target = shlex.quote(str(root_path))
+    lines += [f"mount -t tmpfs -o mode=755,nosuid dev {target}/dev",
              *(f"mknod -m {mode} {target}/dev/{name} {kind} {major} {minor}"
                for name, kind, major, minor, mode in DEVICE_NODES),
              f"mkdir -p {target}/dev/pts {target}/dev/shm",
@@ -207,32 +219,37 @@ def _mount_script(directory: Path, binds: Sequence[Path]) -> str:
              f"mount -t debugfs debugfs {target}/sys/kernel/debug || true",
              f"mount -t bpf bpf {target}/sys/fs/bpf || true"]
     for bind in binds:
-        inside = shlex.quote(str(directory) + str(bind))
+        inside = shlex.quote(str(root_path) + str(bind))
         lines += [f"mkdir -p {inside}", f"mount --rbind {shlex.quote(str(bind))} {inside}"]
     lines.append(f'exec chroot {target} "$@"')
     return "\n".join(lines)
 
 
 def run(directory: Path, command: Sequence[str], binds: Sequence[Path] = (),
-        environment: Optional[Mapping[str, str]] = None, **keywords) -> subprocess.CompletedProcess:
+        environment: Optional[Mapping[str, str]] = None, throwaway: bool = False,
+        **keywords) -> subprocess.CompletedProcess:
     """`command` run in the root at `directory` with `binds` (host directories) at the same
-    paths inside: subprocess.run's result. `environment` adds to ROOT_ENVIRONMENT."""
+    paths inside: subprocess.run's result. `environment` adds to ROOT_ENVIRONMENT. `throwaway`:
+    the command's changes to the root (apt-get install...) are gone when it ends."""
     keywords.setdefault("check", False)
     binds = [Path(bind).resolve() for bind in binds]
     # A directory inside another bound one is already there (the build tree in the source tree).
     binds = [bind for bind in binds if not any(other in bind.parents for other in binds)]
-    return _in_namespace(["sh", "-c", _mount_script(directory, binds), "sh", *command],
-                         env={**ROOT_ENVIRONMENT, **(environment or {})}, **keywords)
+    with contextlib.ExitStack() as stack:
+        # Only a mount point on the host: the namespace's tmpfs goes over it.
+        layer = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="usdt-root-layer-"))) if throwaway else None
+        return _in_namespace(["sh", "-c", _mount_script(directory, binds, layer), "sh", *command],
+                             env={**ROOT_ENVIRONMENT, **(environment or {})}, **keywords)
 
 
 def run_in_root(suite: str, command: Sequence[str], binds: Sequence[Path] = (),
                 packages: Sequence[str] = TRACING_PACKAGES, environment: Optional[Mapping[str, str]] = None,
-                **keywords) -> subprocess.CompletedProcess:
+                throwaway: bool = False, **keywords) -> subprocess.CompletedProcess:
     """`command` run in `suite`'s root of `packages`, built first when it is not; the root's
     shared lock held meanwhile, so that nobody rebuilds it under the command."""
     directory = root(suite, packages)
     with _locked(directory.with_name(directory.name + ".lock"), exclusive=False):
-        return run(directory, command, binds, environment, **keywords)
+        return run(directory, command, binds, environment, throwaway, **keywords)
 
 
 def main() -> int:
