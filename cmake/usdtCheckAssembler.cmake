@@ -1,18 +1,25 @@
 # _usdt_check_assembler(<C|CXX> <result>): stops the configure step, with one sentence, when the
 # assembler behind the consumer's <lang> compiler cannot assemble what generated headers emit;
 # otherwise every translation unit that includes one would fail at build time with an assembler
-# error. Sets <result> to the compile definitions the probes need from that assembler: none, or
-# USDT_UNLINKED_NOTES where it warns about the notes' section flag `o` (SHF_LINK_ORDER), as GNU
-# as 2.35 does for any `.note` section (runtime/include/usdt/usdt.h says what that changes).
+# error. Sets <result> to the compile definitions the probes need from that toolchain: none, or
+# USDT_UNLINKED_NOTES where the notes' section flag `o` (SHF_LINK_ORDER) draws a warning from
+# the assembler or an error from the linker, as binutils 2.35 does: its GNU as warns about `o`
+# on any `.note` section, and its GNU ld refuses an output section with both ordered and
+# unordered input sections, as linked notes and those of sys/sdt.h (in libstdc++.a, say) are
+# (runtime/include/usdt/usdt.h says what leaving it out changes).
 #
-# The check compiles a semaphore and a probe site with the runtime header itself, under the
-# same conditions as a generated header (its own USDT_HAVE_PROBES), with the compiler, its
-# flags, target and sysroot, as try_compile does for any check, and the assembler's warnings
-# made errors. GNU as accepts `o` since binutils 2.35 (2.36 without the warning); Clang's
-# integrated assembler since LLVM 11 at least (the oldest tested).
+# The check builds a semaphore and a probe site with the runtime header itself, under the same
+# conditions as a generated header (its own USDT_HAVE_PROBES), beside a note as sys/sdt.h
+# writes it, with the compiler, its flags, target and sysroot, as try_compile does for any
+# check, and the assembler's warnings made errors. It links an executable, as the project's
+# own checks do, unless CMAKE_TRY_COMPILE_TARGET_TYPE says the toolchain cannot (a cross
+# toolchain without libraries); then it compiles only. GNU as accepts `o` since binutils 2.35
+# (2.36 without the warning); Clang's integrated assembler since LLVM 11 at least (the oldest
+# tested).
 #
-# A passing result is cached per compiler (path, first arguments, target, sysroot and flags), so
-# each configure checks once and a changed compiler or flags check again; a failure is not cached.
+# A passing result is cached per compiler (path, first arguments, target, sysroot, flags and
+# linker flags), so each configure checks once and a changed compiler or flags check again; a
+# failure is not cached.
 include_guard(GLOBAL)
 
 function(_usdt_check_assembler language result)
@@ -31,7 +38,7 @@ function(_usdt_check_assembler language result)
     message(FATAL_ERROR "usdt_add_provider: ${language} is not enabled; enable C or CXX in project() (or enable_language()) to compile probes.")
   endif()
   set(compiler "${CMAKE_${language}_COMPILER}")
-  set(checked "${compiler}|${CMAKE_${language}_COMPILER_ARG1}|${CMAKE_${language}_COMPILER_TARGET}|${CMAKE_SYSROOT}|${CMAKE_${language}_FLAGS}")
+  set(checked "${compiler}|${CMAKE_${language}_COMPILER_ARG1}|${CMAKE_${language}_COMPILER_TARGET}|${CMAKE_SYSROOT}|${CMAKE_${language}_FLAGS}|${CMAKE_EXE_LINKER_FLAGS}")
   if("$CACHE{_USDT_ASSEMBLER_CHECKED_${language}}" STREQUAL checked)
     set(${result} "$CACHE{_USDT_ASSEMBLER_DEFINITIONS_${language}}" PARENT_SCOPE)
     return()
@@ -42,22 +49,28 @@ function(_usdt_check_assembler language result)
   set(log "${directory}/assembler-check-${language}.log")
   file(WRITE "${source}" [=[
 /* Written by usdt's _usdt_check_assembler (cmake/usdtCheckAssembler.cmake): a semaphore and a
-   probe site, as a generated header emits them. */
+   probe site, as a generated header emits them, and a note as sys/sdt.h writes its own. */
 #if !defined(USDT_CHECK_WITHOUT_DIRECTIVES)
 #include "usdt/usdt.h"
 USDT_SEMAPHORE_DECLARE(usdt_assembler_check_semaphore);
 USDT_SEMAPHORE_DEFINE(usdt_assembler_check_semaphore);
-void usdt_assembler_check(void);
-void usdt_assembler_check(void) {
+#if defined(__GNUC__) && defined(__ELF__)
+__asm__(".pushsection .note.stapsdt, \"?\", \"note\"\n"
+        ".balign 4\n"
+        ".4byte 8, 0, 0\n"
+        ".asciz \"usdtchk\"\n"
+        ".popsection\n");
+#endif
+#endif
+int main(void) {
+#if !defined(USDT_CHECK_WITHOUT_DIRECTIVES)
     USDT_SITE("usdt", "assembler_check", "usdt_assembler_check_semaphore", "m"(usdt_assembler_check_semaphore),
               "", (), ("assembler-check.d"));
-}
 #endif
-typedef int usdt_assembler_check_unit;
+    return 0;
+}
 ]=])
   get_property(generator_root GLOBAL PROPERTY USDT_GENERATOR_ROOT)
-  # Compiled only: linking would need the consumer's libraries, and cross toolchains may not link.
-  set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
   set(include "-I${generator_root}/runtime/include")
   foreach(definitions IN ITEMS "" USDT_UNLINKED_NOTES)
     set(options "${include}" -Wa,--fatal-warnings)
