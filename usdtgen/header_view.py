@@ -5,12 +5,15 @@ Argument lists the header prints on one line are joined here: a template loop pe
 probe costs far more than a join, and the header has several lists per probe.
 """
 
+import re
 from typing import List
 
 from .model import Argument, Probe
 from .types import Kind
 
-_ASM_STRING_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _.-+*:/")
+# Not `*`: a declared type the note records, `char *`, is spelled `char \052`, out of the reach
+# of builds' edits of the header (see c_type).
+_ASM_STRING_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _.-+:/")
 
 # The runtime header's check of a probe macro's argument, per kind of declared type.
 MACRO_CHECKS = {Kind.INTEGER: "USDT_CHECK_INTEGER", Kind.BOOLEAN: "USDT_CHECK_BOOL", Kind.STRING: "USDT_CHECK_STRING",
@@ -30,6 +33,14 @@ def asm_string_text(text: str) -> str:
     return "".join(character if character in _ASM_STRING_SAFE
                    else "".join(f"\\{byte:03o}" for byte in character.encode())
                    for character in text)
+
+
+def c_type(argument: Argument) -> str:
+    """The argument's C type as the header's code spells it: a pointer's qualifiers after the type
+    they qualify, `char const *`, `void const volatile *`. Builds written for systemtap's dtrace
+    sed its header's `char *` and `void *` into `const char *` (docs/dtrace.md): a
+    `const char *` would become `const const char *`, which -Wall -Werror refuses."""
+    return re.sub(r"^((?:const |volatile )+)(\w+) \*$", r"\2 \1*", argument.type.c_type)
 
 
 def spec(argument: Argument) -> str:
@@ -109,9 +120,9 @@ def _operands(probe: Probe, value, address) -> str:
 
 
 def macro_declarations(probe: Probe) -> List[str]:
-    """`USDT_ADDRESS_ARG(_usdt_address_1, const char *, arg1)`: each string or pointer argument
+    """`USDT_ADDRESS_ARG(_usdt_address_1, char const *, arg1)`: each string or pointer argument
     of a macro, held in a local, as its site names it twice."""
-    return [f"USDT_ADDRESS_ARG({_address_local(argument)}, {argument.type.c_type}, {argument.macro_parameter})"
+    return [f"USDT_ADDRESS_ARG({_address_local(argument)}, {c_type(argument)}, {argument.macro_parameter})"
             for argument in probe.arguments if _points(argument)]
 
 
@@ -120,16 +131,16 @@ def macro_operands(probe: Probe) -> str:
     return _operands(
         probe,
         lambda argument: f"USDT_VALUE(address, {_address_local(argument)})" if _points(argument)
-        else f"USDT_ARG({slot_member(argument)}, {argument.type.c_type}, {argument.macro_parameter})",
+        else f"USDT_ARG({slot_member(argument)}, {c_type(argument)}, {argument.macro_parameter})",
         _address_local)
 
 
 def macro_checks(probe: Probe) -> str:
-    """`USDT_CHECK_INTEGER(0, uint64_t, arg0) USDT_CHECK_STRING(1, const char *, arg1)`: statements
+    """`USDT_CHECK_INTEGER(0, uint64_t, arg0) USDT_CHECK_STRING(1, char const *, arg1)`: statements
     the macro runs before its site (after the declarations, for C89-minded warnings), in its own
     expansion, so that a compiler's diagnostic of a wrong argument shows few macros between it and
     the caller's line."""
-    return " ".join(f"{MACRO_CHECKS[argument.type.kind]}({argument.index}, {argument.type.c_type}, "
+    return " ".join(f"{MACRO_CHECKS[argument.type.kind]}({argument.index}, {c_type(argument)}, "
                     f"{argument.macro_parameter})" for argument in probe.arguments)
 
 
@@ -138,7 +149,7 @@ def cxx_parameter_type(argument: Argument) -> str:
     argument's index is part of it, so that a compiler's message names the argument."""
     kind = argument.type.kind
     if kind == Kind.INTEGER:
-        return f"::usdt::integer_argument<{argument.type.c_type}, {argument.index}>"
+        return f"::usdt::integer_argument<{c_type(argument)}, {argument.index}>"
     return f"::usdt::{CXX_ARGUMENT_TYPES[kind]}<{argument.index}>"
 
 

@@ -107,11 +107,16 @@ class SiteDescriptionTest(unittest.TestCase):
         described = probe("typedef unsigned char op_t;\n"
                           "provider p { probe x(uint64_t id, const char *key, op_t, struct s **pp, bool ok); };")
         self.assertEqual(header_view.site_description(described),
-                         '("t.d", "id", "uint64_t", "integer", "key", "const char *", "string", '
-                         '"arg2", "op_t", "integer", "pp", "struct s **", "pointer", "ok", "bool", "bool")')
+                         '("t.d", "id", "uint64_t", "integer", "key", "const char \\052", "string", '
+                         '"arg2", "op_t", "integer", "pp", "struct s \\052\\052", "pointer", "ok", "bool", "bool")')
 
     def test_no_arguments(self):
         self.assertEqual(header_view.site_description(probe("provider p { probe x(void); };")), '("t.d")')
+
+    def test_a_star_is_octal_out_of_the_reach_of_builds_edits(self):
+        # `s,char \*,const char \*,g` (memcached) would rewrite the declared type the note records.
+        self.assertEqual(header_view.site_description(probe("provider p { probe x(char *s, void* p); };")),
+                         r'("t.d", "s", "char \052", "string", "p", "void \052", "pointer")')
 
     def test_file_name_characters_that_mean_something_in_an_asm_template_are_octal(self):
         # `%` and `{|}` are operand and dialect syntax in GCC's x86 asm templates; non-ASCII
@@ -127,8 +132,8 @@ class SiteDescriptionTest(unittest.TestCase):
                          "USDT_ARG(i32, int, arg0)")
         strings_and_pointers = probe("provider p { probe x(const char *s, struct req *r, int a); };")
         self.assertEqual(header_view.macro_declarations(strings_and_pointers),
-                         ["USDT_ADDRESS_ARG(_usdt_address_0, const char *, arg0)",
-                          "USDT_ADDRESS_ARG(_usdt_address_1, const volatile void *, arg1)"])
+                         ["USDT_ADDRESS_ARG(_usdt_address_0, char const *, arg0)",
+                          "USDT_ADDRESS_ARG(_usdt_address_1, void const volatile *, arg1)"])
         self.assertEqual(header_view.macro_operands(strings_and_pointers),
                          "USDT_VALUE(address, _usdt_address_0) USDT_VALUE(address, _usdt_address_1) "
                          "USDT_ARG(i32, int, arg2) USDT_POINTED_TO(_usdt_address_0) USDT_POINTED_TO(_usdt_address_1)")

@@ -241,6 +241,17 @@ class HygieneTest(unittest.TestCase):
                     # `%%}` is asm text: the end of the dialect alternative `{|%%}` of usdt/usdt.h.
                     self.assertNotRegex(text, r"\{\{|\{%|\}\}|(?<!%)%\}", "no template syntax left")
 
+    def test_the_header_spells_no_char_or_void_pointer_that_builds_edit(self):
+        # Builds sed systemtap's header: `s,char \*,const char \*,g`, `s,void \*,const void \*,`
+        # (memcached), `s/( *char \*/(const char */g` (PostgreSQL). Only the probes' comments,
+        # their declarations as systemtap's header has them, may spell one; tests/dropin/
+        # test_header_edits.py runs each edit.
+        header = rendered("provider p { probe x(char *a, const char *b, void *c, const void* d, "
+                          "unsigned char *e, char **f, string g); };")["header"]
+        code = "\n".join(line for line in header.splitlines() if not line.startswith("/* p:x("))
+        self.assertEqual(re.findall(r"\b(?:char|void)\s*\*", code), [])
+        self.assertNotIn("\t", header)   # memcached's `tr '\t' ' '`
+
     def test_rendering_twice_is_identical(self):
         self.assertEqual(rendered(), rendered())
 

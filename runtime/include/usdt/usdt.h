@@ -45,6 +45,13 @@
  *
  * Everything here is an implementation detail of generated headers; names carry a `USDT_`
  * or `_usdt_` prefix.
+ *
+ * Spelling: builds written for systemtap's dtrace edit the header it generates with sed, and
+ * so this copy too: they make its `char \*` and `void \*` const (memcached, PostgreSQL, Ruby)
+ * and rename its macro prefixes (docs/dtrace.md lists the edits). So a pointer's qualifiers
+ * follow the type they qualify, `char const *`, `void const volatile *`: nothing here, comments
+ * included, spells `char` or `void` then a `*`, to which an edit would add a second `const` (an
+ * error under -Wall -Werror).
  */
 #ifndef USDT_USDT_H
 #define USDT_USDT_H
@@ -94,7 +101,7 @@
 #if defined(__cplusplus)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"
-/* A string's address passes through `const volatile void *` and back to `const char *`: the
+/* A string's address passes through `void const volatile *` and back to `char const *`: the
    volatile is the conversion's, not the argument's. */
 #pragma GCC diagnostic ignored "-Wcast-qual"
 template <typename To, typename From>
@@ -158,10 +165,10 @@ template <typename T, typename Bare = typename _usdt_bare<T>::type>
 struct _usdt_is_number {
     static constexpr bool value = !_usdt_is_address<Bare>::value && !_usdt_is_class<Bare>::value;
 };
-/* What a string or pointer argument's macro takes: what a parameter of type `const volatile void *`
+/* What a string or pointer argument's macro takes: what a parameter of type `void const volatile *`
    takes, an object pointer, an array, nullptr or a null pointer constant (0, NULL). Overload
    resolution decides, not the expression's type: only it tells `0` from an int variable. */
-char _usdt_takes_address(const volatile void *) noexcept;
+char _usdt_takes_address(void const volatile *) noexcept;
 struct _usdt_not_an_address {
     char bytes[2];
 };
@@ -169,7 +176,7 @@ _usdt_not_an_address _usdt_takes_address(...) noexcept;
 
 /* The conversion of a probe macro's argument, after its check: the cast, but for what the check
    refused, which converts to To(), with no second error. For a string or pointer, a parameter of
-   type `const volatile void *` takes what the check accepted, null pointer constants (0, NULL)
+   type `void const volatile *` takes what the check accepted, null pointer constants (0, NULL)
    included, without the warnings a template parameter of their integer type draws; anything
    else, through `...`, is what the check refused. A class object is taken by reference (std::atomic
    is not copied), a scalar by value (a const reference binds no volatile bit-field). */
@@ -186,7 +193,7 @@ template <typename To>
 __attribute__((always_inline)) /* no call per argument at -O0 */
 #endif
 constexpr typename _usdt_enable_if<_usdt_is_address<To>::value, To>::type
-_usdt_argument(const volatile void *address) noexcept {
+_usdt_argument(void const volatile *address) noexcept {
     return (To)address;
 }
 template <typename To>
@@ -489,7 +496,7 @@ union _usdt_slot {
 #else
     _Bool flag; /* <stdbool.h> comes later */
 #endif
-    const volatile void *address;
+    void const volatile *address;
 #if defined(__cplusplus)
 #define _USDT_SLOT_CONSTRUCTOR(type, member) \
     __attribute__((always_inline)) _usdt_slot(type value) noexcept : member(value) {}
@@ -504,7 +511,7 @@ union _usdt_slot {
     _USDT_SLOT_CONSTRUCTOR(long, word)
     _USDT_SLOT_CONSTRUCTOR(unsigned long, uword)
     _USDT_SLOT_CONSTRUCTOR(bool, flag)
-    _USDT_SLOT_CONSTRUCTOR(const volatile void *, address)
+    _USDT_SLOT_CONSTRUCTOR(void const volatile *, address)
 #undef _USDT_SLOT_CONSTRUCTOR
 #endif
 };
@@ -568,7 +575,7 @@ typedef const volatile char _usdt_pointee[];
 #if defined(__cplusplus)
 #pragma GCC diagnostic ignored "-Wold-style-cast"
 #endif
-static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(const volatile void *address) {
+static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(void const volatile *address) {
     return (_usdt_pointee *)address;
 }
 #pragma GCC diagnostic pop
@@ -807,13 +814,13 @@ inline void integer_constant_does_not_fit_the_declared_type() noexcept {}
 template <typename T, typename = void>
 struct has_c_str : false_type {};
 template <typename T>
-struct has_c_str<T, decltype(void(static_cast<const char *>(::_usdt_declval<const T &>().c_str())))>
+struct has_c_str<T, decltype(void(static_cast<char const *>(::_usdt_declval<const T &>().c_str())))>
     : true_type {};
 
 template <typename T, typename = void>
 struct has_data_and_size : false_type {};
 template <typename T>
-struct has_data_and_size<T, decltype(void(static_cast<const char *>(::_usdt_declval<const T &>().data())),
+struct has_data_and_size<T, decltype(void(static_cast<char const *>(::_usdt_declval<const T &>().data())),
                                      void(::_usdt_declval<const T &>().size()))> : true_type {};
 
 /* The customization point: `usdt_format(const T &)`, found by argument-dependent lookup,
@@ -821,7 +828,7 @@ struct has_data_and_size<T, decltype(void(static_cast<const char *>(::_usdt_decl
 template <typename T, typename = void>
 struct has_usdt_format : false_type {};
 template <typename T>
-struct has_usdt_format<T, decltype(void(static_cast<const char *>(usdt_format(::_usdt_declval<const T &>()).c_str())))>
+struct has_usdt_format<T, decltype(void(static_cast<char const *>(usdt_format(::_usdt_declval<const T &>()).c_str())))>
     : true_type {};
 
 template <typename T>
@@ -830,7 +837,7 @@ template <typename T>
 struct is_formatted
     : constant<!has_c_str<T>::value && !has_data_and_size<T>::value && has_usdt_format<T>::value> {};
 template <typename T>
-struct is_string : constant<is_convertible<const T &, const char *>::value || has_c_str<T>::value
+struct is_string : constant<is_convertible<const T &, char const *>::value || has_c_str<T>::value
                                                     || has_data_and_size<T>::value || has_usdt_format<T>::value> {};
 
 /* Whether the probe of this semaphore is traced; one without a semaphore (nullptr) always is.
@@ -848,16 +855,14 @@ static _USDT_API_INLINE bool active(const volatile unsigned short *semaphore) no
 /* Where a costly string argument is prepared, a local of the probe function: its first
    `capacity` bytes and a NUL, as tracers read at most a few hundred bytes of a string anyway.
    Not a member of string_argument, whose address would then reach the function that prepares
-   it, and Clang would keep the whole argument in memory, at a cost to every untraced call. (A
-   struct, not `char *`: builds that sed a generated header's `char *` into `const char *`
-   leave it alone.) */
+   it, and Clang would keep the whole argument in memory, at a cost to every untraced call. */
 struct string_buffer {
     static constexpr unsigned long capacity = 255;
     char bytes[capacity + 1];
 };
 
 namespace detail {
-_USDT_API_INLINE const char *copy(const char *data, unsigned long size, string_buffer &buffer) noexcept {
+_USDT_API_INLINE char const *copy(char const *data, unsigned long size, string_buffer &buffer) noexcept {
     const unsigned long length = size < string_buffer::capacity ? size : string_buffer::capacity;
     for (unsigned long i = 0; i < length; ++i) {
         buffer.bytes[i] = data[i];
@@ -867,15 +872,15 @@ _USDT_API_INLINE const char *copy(const char *data, unsigned long size, string_b
 }
 
 template <typename View>
-const char *copy_view(const void *view, string_buffer &buffer) {
+char const *copy_view(void const *view, string_buffer &buffer) {
     const View &text = *static_cast<const View *>(view);
     return copy(text.data(), static_cast<unsigned long>(text.size()), buffer);
 }
 
 template <typename T>
-const char *format(const void *object, string_buffer &buffer) {
+char const *format(void const *object, string_buffer &buffer) {
     const auto formatted = usdt_format(*static_cast<const T *>(object));
-    const char *text = formatted.c_str();
+    char const *text = formatted.c_str();
     unsigned long size = 0;
     while (size < string_buffer::capacity && text[size] != '\0') {
         ++size;
@@ -944,9 +949,9 @@ class bool_argument {
 template <int ArgumentIndex>
 class pointer_argument {
   public:
-    /* `const volatile void *`, so that pointers to volatile objects convert too. */
-    _USDT_API_INLINE constexpr pointer_argument(const volatile void *address) noexcept
-        : value(const_cast<const void *>(address)) {}
+    /* `void const volatile *`, so that pointers to volatile objects convert too. */
+    _USDT_API_INLINE constexpr pointer_argument(void const volatile *address) noexcept
+        : value(const_cast<void const *>(address)) {}
 
     /* Anything else but class objects: through `...`, which overload resolution ranks below the
        conversion of a null pointer constant (0, NULL) to a pointer, as a function taking a
@@ -957,13 +962,13 @@ class pointer_argument {
     }
 
     template <typename T, detail::when<detail::is_class<T>::value
-                                       && !detail::is_convertible<const T &, const volatile void *>::value> = 0>
+                                       && !detail::is_convertible<const T &, void const volatile *>::value> = 0>
     pointer_argument(const T &) noexcept : value() {
         static_assert(detail::always_false<T>::value,
                       "usdt: a pointer argument takes an object pointer or nullptr (smart pointers: pass .get())");
     }
 
-    const void *value;
+    void const *value;
 };
 
 /* C strings and nullptr, anything with c_str() (std::string), views with data() and size()
@@ -973,7 +978,7 @@ class pointer_argument {
 template <int ArgumentIndex>
 class string_argument {
   public:
-    _USDT_API_INLINE constexpr string_argument(const char *text) noexcept : text_(text) {}
+    _USDT_API_INLINE constexpr string_argument(char const *text) noexcept : text_(text) {}
 
     template <typename T, detail::when<detail::has_c_str<T>::value> = 0>
     _USDT_API_INLINE string_argument(const T &text) : text_(text.c_str()) {}
@@ -987,8 +992,8 @@ class string_argument {
         : object_(__builtin_addressof(object)), prepare_(&detail::format<T>) {}
 
     /* Anything else but class objects: through `...`, which overload resolution ranks below the
-       conversion of a null pointer constant (0, NULL) to `const char *`, as a function taking
-       `const char *` takes them. */
+       conversion of a null pointer constant (0, NULL) to `char const *`, as a function taking
+       `char const *` takes them. */
     template <int Index = ArgumentIndex>
     string_argument(...) noexcept { /* NOLINT(cert-dcl50-cpp): see above */
         static_assert(Index < 0, "usdt: a string argument takes a C string, std::string, std::string_view, nullptr, "
@@ -1005,7 +1010,7 @@ class string_argument {
     /* The text the site records, for the probe of `semaphore` (nullptr: one without). A costly
        string is prepared, into `buffer`, only while the probe is traced: untraced, the site
        records nullptr, which nobody reads. */
-    _USDT_API_INLINE const char *text(string_buffer &buffer, const volatile unsigned short *semaphore) const {
+    _USDT_API_INLINE char const *text(string_buffer &buffer, const volatile unsigned short *semaphore) const {
         if (prepare_ != nullptr) {
             return detail::active(semaphore) ? prepare_(object_, buffer) : nullptr;
         }
@@ -1013,9 +1018,9 @@ class string_argument {
     }
 
   private:
-    const char *text_ = nullptr;
-    const void *object_ = nullptr;
-    const char *(*prepare_)(const void *, string_buffer &) = nullptr;
+    char const *text_ = nullptr;
+    void const *object_ = nullptr;
+    char const *(*prepare_)(void const *, string_buffer &) = nullptr;
 };
 
 } /* namespace usdt */

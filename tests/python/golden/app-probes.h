@@ -57,23 +57,23 @@ USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 #define MYAPP_REQUEST_START_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)
 #define MYAPP_REQUEST_START(arg0, arg1) \
     do { \
-        USDT_ADDRESS_ARG(_usdt_address_1, const char *, arg1) \
-        USDT_CHECK_INTEGER(0, uint64_t, arg0) USDT_CHECK_STRING(1, const char *, arg1) \
+        USDT_ADDRESS_ARG(_usdt_address_1, char const *, arg1) \
+        USDT_CHECK_INTEGER(0, uint64_t, arg0) USDT_CHECK_STRING(1, char const *, arg1) \
         USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8"), \
                (USDT_ARG(u64, uint64_t, arg0) USDT_VALUE(address, _usdt_address_1) USDT_POINTED_TO(_usdt_address_1)), \
-               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char *", "string")); \
+               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char \052", "string")); \
     } while (0)
 
 /* myapp:kinds(int8_t small, uint32_t count, bool on, struct req * request, string name, long delta, size_t size) */
 #define MYAPP_KINDS_ENABLED() USDT_SEMAPHORE_ACTIVE(myapp_kinds_semaphore)
 #define MYAPP_KINDS(arg0, arg1, arg2, arg3, arg4, arg5, arg6) \
     do { \
-        USDT_ADDRESS_ARG(_usdt_address_3, const volatile void *, arg3) \
-        USDT_ADDRESS_ARG(_usdt_address_4, const char *, arg4) \
-        USDT_CHECK_INTEGER(0, int8_t, arg0) USDT_CHECK_INTEGER(1, uint32_t, arg1) USDT_CHECK_BOOL(2, bool, arg2) USDT_CHECK_POINTER(3, const volatile void *, arg3) USDT_CHECK_STRING(4, const char *, arg4) USDT_CHECK_INTEGER(5, long, arg5) USDT_CHECK_INTEGER(6, size_t, arg6) \
+        USDT_ADDRESS_ARG(_usdt_address_3, void const volatile *, arg3) \
+        USDT_ADDRESS_ARG(_usdt_address_4, char const *, arg4) \
+        USDT_CHECK_INTEGER(0, int8_t, arg0) USDT_CHECK_INTEGER(1, uint32_t, arg1) USDT_CHECK_BOOL(2, bool, arg2) USDT_CHECK_POINTER(3, void const volatile *, arg3) USDT_CHECK_STRING(4, char const *, arg4) USDT_CHECK_INTEGER(5, long, arg5) USDT_CHECK_INTEGER(6, size_t, arg6) \
         USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" USDT_SPEC_NARROW_OPERAND("2", "16") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("3", "24") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("4", "32") " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("5", "40") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("6", "48"), \
                (USDT_ARG(i8, int8_t, arg0) USDT_ARG(u32, uint32_t, arg1) USDT_ARG(flag, bool, arg2) USDT_VALUE(address, _usdt_address_3) USDT_VALUE(address, _usdt_address_4) USDT_ARG(word, long, arg5) USDT_ARG(uword, size_t, arg6) USDT_POINTED_TO(_usdt_address_3) USDT_POINTED_TO(_usdt_address_4)), \
-               ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req *", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer")); \
+               ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req \052", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer")); \
     } while (0)
 
 /* myapp:seven(int a, int b, int c, int d, int e, int f, unsigned short g) */
@@ -124,18 +124,18 @@ namespace myapp {
 
 USDT_API_FUNCTION void request_start(::usdt::integer_argument<uint64_t, 0> id, ::usdt::string_argument<1> path) noexcept {
     ::usdt::string_buffer _usdt_buffer_1;
-    const char *const _usdt_text_1 = path.text(_usdt_buffer_1, &myapp_request__start_semaphore);
+    char const *const _usdt_text_1 = path.text(_usdt_buffer_1, &myapp_request__start_semaphore);
     USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8"),
                (USDT_VALUE(u64, id.value) USDT_VALUE(address, _usdt_text_1) USDT_POINTED_TO(_usdt_text_1)),
-               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char *", "string"));
+               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char \052", "string"));
 }
 
 USDT_API_FUNCTION void kinds(::usdt::integer_argument<int8_t, 0> small, ::usdt::integer_argument<uint32_t, 1> count, ::usdt::bool_argument<2> on, ::usdt::pointer_argument<3> request, ::usdt::string_argument<4> name, ::usdt::integer_argument<long, 5> delta, ::usdt::integer_argument<size_t, 6> size) noexcept {
     ::usdt::string_buffer _usdt_buffer_4;
-    const char *const _usdt_text_4 = name.text(_usdt_buffer_4, &myapp_kinds_semaphore);
+    char const *const _usdt_text_4 = name.text(_usdt_buffer_4, &myapp_kinds_semaphore);
     USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" USDT_SPEC_NARROW_OPERAND("2", "16") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("3", "24") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("4", "32") " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("5", "40") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("6", "48"),
                (USDT_VALUE(i8, small.value) USDT_VALUE(u32, count.value) USDT_VALUE(flag, on.value) USDT_VALUE(address, request.value) USDT_VALUE(address, _usdt_text_4) USDT_VALUE(word, delta.value) USDT_VALUE(uword, size.value) USDT_POINTED_TO(request.value) USDT_POINTED_TO(_usdt_text_4)),
-               ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req *", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer"));
+               ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req \052", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer"));
 }
 
 USDT_API_FUNCTION void seven(::usdt::integer_argument<int, 0> a, ::usdt::integer_argument<int, 1> b, ::usdt::integer_argument<int, 2> c, ::usdt::integer_argument<int, 3> d, ::usdt::integer_argument<int, 4> e, ::usdt::integer_argument<int, 5> f, ::usdt::integer_argument<unsigned short, 6> g) noexcept {
