@@ -597,8 +597,9 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
  * string literals (characters other than those of names octal-escaped, `\173`, for the asm
  * template). `?` puts the notes in the code's COMDAT group (inline
  * functions), `o` links them to the code's section, so that --gc-sections drops them with
- * dead code (GNU ld, lld). GNU as before 2.36 warns about `o` on a `.note` section, once per
- * unit: USDT_UNLINKED_NOTES (which usdt_add_provider defines for such an assembler) leaves it
+ * dead code (GNU ld, lld). binutils 2.35 takes `o` but its GNU as warns about it on a `.note`
+ * section and its GNU ld refuses such notes beside unlinked ones (sys/sdt.h's): there
+ * USDT_UNLINKED_NOTES, which usdt_add_provider defines after trying the toolchain, leaves it
  * out, and then GNU ld keeps dead probed code for its notes and lld leaves their address 0.
  *
  * The semaphore is also an (unused) memory operand: with -flto, a symbol named only inside
