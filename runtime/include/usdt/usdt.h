@@ -27,7 +27,7 @@
  *    ignore it; the `usdt` tool prints names and types from it. Format: docs/internals.md.
  *  - Each note lives in a section linked (SHF_LINK_ORDER) to the code it describes, so
  *    --gc-sections drops the note together with dead code instead of leaving a note that
- *    points at address 0.
+ *    points at address 0 (but with binutils 2.35: see USDT_SITE).
  *
  * Semaphores: a 2-byte counter per (provider, probe), defined by the generated header, hidden
  * (one per linked module), in the file-backed `.probes` section because the kernel only
