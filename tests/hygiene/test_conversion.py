@@ -44,7 +44,7 @@ class ConversionWarningsTest(unittest.TestCase):
             for standard in standards:
                 for optimisation in ("-O0", "-O2"):
                     with self.subTest(compiler=compiler, standard=standard, optimisation=optimisation):
-                        argv = [compiler, standard, optimisation, *FLAGS, "-I", str(self.directory),
+                        argv = [compiler, standard, optimisation, *FLAGS, *usdt_testing.probe_flags(), "-I", str(self.directory),
                                 "-c", str(HERE / "conversion" / source),
                                 "-o", str(self.directory / "fire.o")]
                         result = subprocess.run(argv, capture_output=True, text=True, check=False)

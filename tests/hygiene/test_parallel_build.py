@@ -119,9 +119,19 @@ class ParallelBuildTest(unittest.TestCase):
             self.assertEqual(text, backward_files[name], name)
         self.check_regeneration(build)
 
+    def tracks_included_files(self):
+        """Whether builds regenerate a header when a file its .d file includes changes: with
+        Ninja, and with Makefiles from CMake 3.20, which read the generator's depfile
+        (docs/cmake.md)."""
+        version = re.search(r"version (\d+)\.(\d+)", self.cmake("--version"))
+        return self.generator == "Ninja" or (int(version.group(1)), int(version.group(2))) >= (3, 20)
+
     def check_regeneration(self, build):
         edited = f"p{EDITED}"
         edited_headers = sorted(f"{target}.usdt/{edited}.h" for target in TARGETS)
+        # Where builds track only the .d file, an included file's change regenerates nothing
+        # until the .d file changes.
+        regenerated_for_includes = edited_headers if self.tracks_included_files() else []
         with self.subTest("nothing changed"):
             self.assertEqual(self.build(build), [])
         with self.subTest("unrelated files touched"):
@@ -130,16 +140,16 @@ class ParallelBuildTest(unittest.TestCase):
             self.assertEqual(self.build(build), [])
         with self.subTest("an included header touched"):
             os.utime(self.source / "include" / f"{edited}_types.h")
-            self.assertEqual(self.build(build), edited_headers)
+            self.assertEqual(self.build(build), regenerated_for_includes)
         with self.subTest("an included header edited"):
             (self.source / "include" / f"{edited}_types.h").write_text(f"#define P{EDITED}_COUNT uint64_t\n")
+            self.assertEqual(self.build(build), regenerated_for_includes)
+        with self.subTest("the .d file touched"):
+            os.utime(self.source / f"{edited}.d")
             self.assertEqual(self.build(build), edited_headers)
             for target in TARGETS:
                 header = (build / f"{target}.usdt" / f"{edited}.h").read_text()
                 self.assertIn(f"{edited}:fire(uint64_t count", header)
-        with self.subTest("the .d file touched"):
-            os.utime(self.source / f"{edited}.d")
-            self.assertEqual(self.build(build), edited_headers)
         with self.subTest("nothing changed since"):
             self.assertEqual(self.build(build), [])
 

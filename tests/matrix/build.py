@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, TypeVar
 
+import usdt_testing
 from cells import LIBRARY_MODES, Cell
 
 WARNINGS = ["-Wall", "-Wextra", "-Wpedantic", "-Werror"]
@@ -88,7 +89,7 @@ def build(cell: Cell, inputs: Inputs) -> Built:
     commands = _Commands(directory)
     c_compiler, compiler = _compilers(cell)
     c_standard = "-std=c11" if cell.cxx else f"-std={cell.standard}"
-    common = [*WARNINGS, *_optimization_flags(cell),
+    common = [*WARNINGS, *_optimization_flags(cell), *usdt_testing.probe_flags(),
               "-include", inputs.matrix_programs / "entry.h",
               f"-I{inputs.generated}"]
     if cell.gc_sections:
@@ -138,7 +139,8 @@ def build(cell: Cell, inputs: Inputs) -> Built:
     if cell.link in ("shared", "hidden"):
         program_inputs = [driver, library, f"-Wl,-rpath,{directory}"]
     elif cell.link == "dlopen":
-        program_inputs = [driver]
+        # glibc before 2.34 (Debian 11's 2.31) has dlopen in libdl.
+        program_inputs = [driver, "-ldl"]
     elif cell.link == "archive":
         archive = directory / f"{LIBRARY_NAME}.a"
         # gcc-ar loads GCC's LTO plugin; binutils' ar reads LLVM bitcode through the

@@ -419,12 +419,13 @@ class AssemblerFloorTest(CMakeProjectTestCase):
             return log.read_text().count(ASSEMBLER_CHECK_LABEL) if log.exists() else 0
 
         self.assertSucceeded(self.configure_with("installed", f"-DCMAKE_C_FLAGS={flags}"))
-        self.assertEqual(checks(), 1)
-        self.assertNotIn("USDT_UNLINKED_NOTES", (self.build_directory / "CMakeCache.txt").read_text())
+        # One build, or two where the probes need USDT_UNLINKED_NOTES (binutils 2.35).
+        tries = checks()
+        self.assertIn(tries, (1, 2))
         self.assertSucceeded(self.configure())
-        self.assertEqual(checks(), 1, "an unchanged compiler is not checked again")
+        self.assertEqual(checks(), tries, "an unchanged compiler is not checked again")
         self.assertSucceeded(self.configure(f"-DCMAKE_C_FLAGS={flags} -O1"))
-        self.assertEqual(checks(), 2, "changed flags are checked again")
+        self.assertEqual(checks(), 2 * tries, "changed flags are checked again")
         self.assertSucceeded(self.build())
 
 

@@ -238,7 +238,7 @@ class HygieneTest(unittest.TestCase):
                     self.assertEqual([line for line in text.splitlines() if line != line.rstrip()], [],
                                      "no trailing whitespace")
                     self.assertNotIn("\t", text)
-                    # `%%}` is asm text: the end of the dialect alternative `{|%%}` of usdt/usdt.h.
+                    # `%%}` would be asm text (the end of a dialect alternative), not template syntax.
                     self.assertNotRegex(text, r"\{\{|\{%|\}\}|(?<!%)%\}", "no template syntax left")
 
     def test_the_header_spells_no_char_or_void_pointer_that_builds_edit(self):

@@ -165,7 +165,7 @@ template <> struct constant_fits<false> {{
     template <class D, class V> static constexpr bool check(const V &) {{ return false; }}
 }};
 #define RULE_API_INTEGER(D, e) (integer_type_fits<D, decltype((e))>() \\
-    || (__cplusplus >= 202002L && std::is_integral<bare<decltype((e))>>::value && __builtin_constant_p(e) \\
+    || (__cplusplus > 201703L && std::is_integral<bare<decltype((e))>>::value && __builtin_constant_p(e) \\
         && constant_fits<std::is_integral<bare<decltype((e))>>::value>::template check<D>(e)))
 
 /* Bool arguments: a bool. */

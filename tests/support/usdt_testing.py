@@ -17,14 +17,22 @@ which no installation gives: CI must be able to land on such a machine.
 import argparse
 import errno
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import unittest
 from pathlib import Path
-from typing import Callable, Dict, Sequence, Tuple
+from typing import Callable, Dict, List, Sequence, Tuple
 
 SKIP_RETURN_CODE = 77
+
+
+def probe_flags() -> List[str]:
+    """The compiler options probes need from this toolchain, as usdt_add_provider gives its
+    targets (`-DUSDT_UNLINKED_NOTES` with binutils 2.35): for tests that compile probes
+    themselves. tests/CMakeLists.txt finds them."""
+    return shlex.split(os.environ.get("USDT_TEST_PROBE_FLAGS", ""))
 
 
 def tracers_required() -> bool:

@@ -328,16 +328,26 @@ _usdt_argument(const From &) noexcept {
       and reads `fp` as its own frame-base register. s390x without optimization passes a
       block too (in an address register, as its addressing needs): GCC then keeps too few
       registers free for 12 arguments.
-   On x86, `{|%%}` is a dialect alternative: nothing in AT&T syntax, where registers print as
-   `%eax`, and a literal `%` under -masm=intel, where they print as `eax`, so that the note
-   reads `-4@%eax` in both. */
+   On x86, a dialect alternative (_USDT_DIALECTS) puts nothing before a register in AT&T
+   syntax, where registers print as `%eax`, and a literal `%` under -masm=intel, where they
+   print as `eax`, so that the note reads `-4@%eax` in both. */
+#if defined(__x86_64__) || defined(__i386__)
+/* `{AT&T|Intel}`: an asm template in both assembler dialects, so that code built with
+   -masm=intel assembles. Clang before 14 reads inline asm as AT&T whatever -masm says (LLVM's
+   D113707 changed that), yet takes the Intel half of an alternative: it gets AT&T only. */
+#if defined(__clang__) && __clang_major__ < 14
+#define _USDT_DIALECTS(att, intel) att
+#else
+#define _USDT_DIALECTS(att, intel) "{" att "|" intel "}"
+#endif
+#endif
 #if defined(__x86_64__)
-#define USDT_SPEC_OPERAND(number, offset) "{|%%}%" number
-#define USDT_SPEC_NARROW_OPERAND(number, offset) "{|%%}%k" number
+#define USDT_SPEC_OPERAND(number, offset) _USDT_DIALECTS("", "%%") "%" number
+#define USDT_SPEC_NARROW_OPERAND(number, offset) _USDT_DIALECTS("", "%%") "%k" number
 #elif defined(__i386__)
 #define _USDT_BLOCK_CONSTRAINT "r"
 #define _USDT_BLOCK_VARIABLE const union _usdt_slot *_usdt_block_address
-#define USDT_SPEC_OPERAND(number, offset) offset "({|%%}%k0)"
+#define USDT_SPEC_OPERAND(number, offset) offset "(" _USDT_DIALECTS("", "%%") "%k0)"
 #elif defined(__arm__)
 #define _USDT_BLOCK_CONSTRAINT "r"
 #define _USDT_BLOCK_VARIABLE register const union _usdt_slot *_usdt_block_address __asm__("r0")
@@ -446,10 +456,9 @@ __asm__(".ifndef _.stapsdt.base\n"
 
 /* The is-enabled check, re-read every time (a loop notices a tracer that attaches later).
    On x86-64 it is `cmpw $0, semaphore(%rip); jne`: a volatile read costs GCC a separate load
-   and test, one instruction more. It is spelled in both assembler dialects, `{AT&T|Intel}`,
-   so that code built with -masm=intel assembles. No __builtin_expect: it makes the code behind
-   the check cold, and a compiler may then keep what that code uses in memory for the whole
-   loop around it rather than in registers. */
+   and test, one instruction more. It is spelled in both assembler dialects (_USDT_DIALECTS).
+   No __builtin_expect: it makes the code behind the check cold, and a compiler may then keep
+   what that code uses in memory for the whole loop around it rather than in registers. */
 #if defined(__x86_64__)
 /* A 2-byte memory operand in Intel syntax: GCC prints its size for the `w` modifier
    (`WORD PTR sym[rip]`), Clang never prints one (`[rip + sym]`). */
@@ -459,7 +468,7 @@ __asm__(".ifndef _.stapsdt.base\n"
 #define _USDT_INTEL_WORD_OPERAND(number) "%w" #number
 #endif
 static inline __attribute__((always_inline)) int _usdt_semaphore_active(const volatile unsigned short *semaphore) {
-    __asm__ goto("{cmpw $0, %0|cmp " _USDT_INTEL_WORD_OPERAND(0) ", 0}\n\tjne %l[active]"
+    __asm__ goto(_USDT_DIALECTS("cmpw $0, %0", "cmp " _USDT_INTEL_WORD_OPERAND(0) ", 0") "\n\tjne %l[active]"
                  : : "m"(*semaphore) : "cc" : active);
     return 0;
 active:
@@ -630,9 +639,9 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
    Cost and benefit: docs/api.md. */
 #if defined(__x86_64__) && defined(USDT_X86_NOP5)
 #define _USDT_NOP \
-    "{lea -128(%%rsp), %%rsp|lea rsp, [rsp - 128]}\n" \
+    _USDT_DIALECTS("lea -128(%%rsp), %%rsp", "lea rsp, [rsp - 128]") "\n" \
     ".L_usdt_site%=: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n" \
-    "{lea 128(%%rsp), %%rsp|lea rsp, [rsp + 128]}\n"
+    _USDT_DIALECTS("lea 128(%%rsp), %%rsp", "lea rsp, [rsp + 128]") "\n"
 #else
 #define _USDT_NOP ".L_usdt_site%=: nop\n"
 #endif
@@ -798,15 +807,21 @@ template <typename T, typename Declared>
 struct fits : constant<(is_integer<bare<T>>::value || __is_enum(bare<T>)) && sizeof(T) <= sizeof(Declared)> {};
 
 /* From C++20 on, an integer wider than the declared type may be a constant that fits it:
-   the consteval constructor decides. */
+   the consteval constructor decides. C++20 is any standard after C++17: GCC 10's -std=c++20
+   says 201709L, and has consteval. */
+#if __cplusplus > 201703L
+#define _USDT_CONSTEVAL_CONSTANTS 1
+#else
+#define _USDT_CONSTEVAL_CONSTANTS 0
+#endif
 template <typename T>
-struct constant_checked : constant<__cplusplus >= 202002L && is_integer<bare<T>>::value> {};
+struct constant_checked : constant<_USDT_CONSTEVAL_CONSTANTS && is_integer<bare<T>>::value> {};
 
 /* Class types, std::atomic included: refused by integer and bool arguments. */
 template <typename T>
 struct is_class : constant<::_usdt_is_class<T>::value> {};
 
-#if __cplusplus >= 202002L
+#if _USDT_CONSTEVAL_CONSTANTS
 /* Named for the message: a constant too large for the declared type calls it, which a
    constant expression cannot. */
 inline void integer_constant_does_not_fit_the_declared_type() noexcept {}
@@ -897,7 +912,7 @@ class integer_argument {
     template <typename T, detail::when<detail::fits<T, Declared>::value> = 0>
     _USDT_API_INLINE constexpr integer_argument(T number) noexcept : value(static_cast<Declared>(number)) {}
 
-#if __cplusplus >= 202002L
+#if _USDT_CONSTEVAL_CONSTANTS
     /* An integer constant that fits, as a function taking Declared takes `200` for a uint8_t. */
     template <typename T, detail::when<detail::is_integer<T>::value && !detail::fits<T, Declared>::value> = 0>
     consteval integer_argument(T constant) noexcept : value(static_cast<Declared>(constant)) {
