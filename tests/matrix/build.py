@@ -143,9 +143,11 @@ def build(cell: Cell, inputs: Inputs) -> Built:
         program_inputs = [driver, "-ldl"]
     elif cell.link == "archive":
         archive = directory / f"{LIBRARY_NAME}.a"
-        # gcc-ar loads GCC's LTO plugin; binutils' ar reads LLVM bitcode through the
-        # plugin clang's packages install in /usr/lib/bfd-plugins.
-        commands.run(["gcc-ar" if cell.compiler == "gcc" else "ar", "rcs", archive, *objects])
+        # gcc-ar loads GCC's LTO plugin; Clang's own llvm-ar indexes LLVM bitcode (binutils' ar
+        # needs a plugin in /usr/lib/bfd-plugins, which Debian 11's clang does not install).
+        archiver = "gcc-ar" if cell.compiler == "gcc" else subprocess.run(
+            [compiler, "-print-prog-name=llvm-ar"], capture_output=True, text=True, check=True).stdout.strip()
+        commands.run([archiver, "rcs", archive, *objects])
         program_inputs = [driver, archive]
     else:
         program_inputs = [driver, *objects]
