@@ -47,7 +47,7 @@ class GdbHit:
 
 @dataclass(frozen=True)
 class GdbRun:
-    listed: Tuple[Tuple[str, str], ...]   # (provider:name, object path) per `info probes` row
+    listed: Tuple[Tuple[str, str], ...]   # (provider:name, object path) per `info probes` row, glibc's aside
     hits: Tuple[GdbHit, ...]
     exited_normally: bool
     output: str
@@ -94,11 +94,18 @@ def result(stdout: str, output: str) -> GdbRun:
                   output)
 
 
+# The providers of a glibc built with sys/sdt.h (Debian unstable's 2.43; not 2.36 or 2.41), whose probes
+# gdb lists beside the program's once it has started.
+GLIBC_PROVIDERS = ("libc", "rtld")
+
+
 def _listed(stdout: str) -> Tuple[Tuple[str, str], ...]:
+    """The `info probes` rows of the program and its own libraries: glibc's left out."""
     table = stdout.partition(_PROBES_BEGIN)[2].partition(_PROBES_END)[0]
     rows = (line.split() for line in table.splitlines())
     # Type Provider Name Where Semaphore Object; the semaphore column is empty without one.
-    return tuple((f"{row[1]}:{row[2]}", row[-1]) for row in rows if row and row[0] == "stap")
+    return tuple((f"{row[1]}:{row[2]}", row[-1]) for row in rows
+                 if row and row[0] == "stap" and row[1] not in GLIBC_PROVIDERS)
 
 
 def _hits(stdout: str) -> Tuple[GdbHit, ...]:
