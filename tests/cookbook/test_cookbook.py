@@ -268,7 +268,9 @@ USDT_SIGNATURES = {
 
 def check_usdt_list(test, output):
     blocks = dict(re.findall(r"^(?:\./|\S*/)(\S+): \d+ probes?\n  SITES .*\n((?:  \d.*\n?)+)", output, re.MULTILINE))
-    listed = {module: re.findall(r"\s(\w+:\w+\(.*\))$", block, re.MULTILINE) for module, block in blocks.items()}
+    # glibc's files aside: they have probes where glibc is built with sys/sdt.h (Debian unstable's).
+    listed = {module: re.findall(r"\s(\w+:\w+\(.*\))$", block, re.MULTILINE) for module, block in blocks.items()
+              if not re.fullmatch(r"libc\.so\.6|ld-linux[^/]*\.so\.\d+", module)}
     test.assertEqual(listed, USDT_SIGNATURES, output)
 
 
