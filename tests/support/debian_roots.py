@@ -53,9 +53,10 @@ _SUITE_TEST_PACKAGES = (*TRACING_PACKAGES, "gcc", "g++", "clang", "lld", "cmake"
 SUITE_TEST_PACKAGES = {
     # No mold before bookworm; gold is still part of binutils.
     "bullseye": _SUITE_TEST_PACKAGES,
-    # binutils 2.44 moved gold into a package of its own.
-    "trixie": (*_SUITE_TEST_PACKAGES, "mold", "binutils-gold"),
-    "sid": (*_SUITE_TEST_PACKAGES, "mold", "binutils-gold"),
+    # binutils 2.44 moved gold into a package of its own; Clang 19 its sanitizers' runtimes
+    # (clang only recommends them).
+    "trixie": (*_SUITE_TEST_PACKAGES, "mold", "binutils-gold", "libclang-rt-dev"),
+    "sid": (*_SUITE_TEST_PACKAGES, "mold", "binutils-gold", "libclang-rt-dev"),
 }
 
 # The device nodes a root's own /dev gets: name, type, major, minor, mode.
