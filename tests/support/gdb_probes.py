@@ -13,6 +13,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
+import elf_notes
+
 # Defined inside gdb. Prints `HIT provider:name [values...]` or `HIT provider:name error: ...`.
 REPORTER = r'''python
 import json
@@ -94,18 +96,14 @@ def result(stdout: str, output: str) -> GdbRun:
                   output)
 
 
-# The providers of a glibc built with sys/sdt.h (Debian unstable's 2.43; not 2.36 or 2.41), whose probes
-# gdb lists beside the program's once it has started.
-GLIBC_PROVIDERS = ("libc", "rtld")
-
-
 def _listed(stdout: str) -> Tuple[Tuple[str, str], ...]:
-    """The `info probes` rows of the program and its own libraries: glibc's left out."""
+    """The `info probes` rows of the program and its own libraries: glibc's left out
+    (elf_notes.GLIBC_PROVIDERS)."""
     table = stdout.partition(_PROBES_BEGIN)[2].partition(_PROBES_END)[0]
     rows = (line.split() for line in table.splitlines())
     # Type Provider Name Where Semaphore Object; the semaphore column is empty without one.
     return tuple((f"{row[1]}:{row[2]}", row[-1]) for row in rows
-                 if row and row[0] == "stap" and row[1] not in GLIBC_PROVIDERS)
+                 if row and row[0] == "stap" and row[1] not in elf_notes.GLIBC_PROVIDERS)
 
 
 def _hits(stdout: str) -> Tuple[GdbHit, ...]:

@@ -105,21 +105,16 @@ def kvstore_table(path: str, state: str = ""):
     return table({"lookup": semaphore}, {"lookup": "kvstore.d"}, {"lookup": KVSTORE_SIGNATURE}, {"lookup": 1})
 
 
-# The C library and the dynamic linker, which have probes of their own where glibc is built with
-# sys/sdt.h (Debian unstable's 2.43, not Debian 12's or 13's): a process's listing names them too.
-GLIBC_FILE = re.compile(r"/(libc\.so\.6|ld-linux[^/]*\.so\.\d+)$")
-
-
 def without_glibc(lines: Sequence[str]) -> List[str]:
-    """A process's `usdt list` lines without the sections of glibc's files (GLIBC_FILE), whose
-    count comes off the first line."""
+    """A process's `usdt list` lines without the sections of glibc's files (elf_notes.GLIBC_FILE),
+    whose count comes off the first line."""
     sections: List[List[str]] = []
     for line in lines:
         if line.startswith(" ") and sections:
             sections[-1].append(line)
         else:
             sections.append([line])
-    kept = [section for section in sections if not GLIBC_FILE.search(section[0].partition(": ")[0])]
+    kept = [section for section in sections if not elf_notes.GLIBC_FILE.search(section[0].partition(": ")[0])]
     left_out = len(sections) - len(kept)
     if left_out and kept:
         kept[0][0] = re.sub(r"^(process \d+: )(\d+)", lambda match: f"{match[1]}{int(match[2]) - left_out}",
@@ -409,7 +404,8 @@ class ProcessTest(ListTestCase):
             self.assert_process_lists(usdt("list", "-p", server.pid), expected)
             listing = json.loads(usdt("list", "--json", server.pid).stdout)
             self.assertEqual(listing["pid"], server.pid)
-            self.assertEqual([module["path"] for module in listing["modules"] if not GLIBC_FILE.search(module["path"])],
+            self.assertEqual([module["path"] for module in listing["modules"]
+                              if not elf_notes.GLIBC_FILE.search(module["path"])],
                              [kvserver, kvstore])
             semaphores = [probe["semaphore"] for module in listing["modules"] for probe in module["probes"]]
             self.assertEqual([(semaphore["value"], semaphore["active"], semaphore["error"])
