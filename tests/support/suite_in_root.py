@@ -40,6 +40,8 @@ NOT_APPLYING = (
                 "they build Debian roots themselves: no roots inside roots"),
     NotApplying(ALL_SUITES, r"timeline\.viewer(_install)?", ("node", "npm"),
                 "the trace viewer's parser needs Node.js 20 and npm packages, not installed in roots"),
+    NotApplying(("bullseye",), r"tool\.trace(_answers)?(_script)?|cookbook\.usdt", (),
+                "usdt trace needs bpftrace 0.17 or later; Debian 11 has 0.11.3"),
     NotApplying(ALL_SUITES, r"cookbook\.(bcc|systemtap)|scripts\.systemtap", (),
                 "bcc and SystemTap are not installed in roots: they compile against kernel headers a root "
                 "has no package of"),
