@@ -8,6 +8,14 @@ def perf_event(probe: Probe) -> str:
     return f"sdt_{probe.provider}:{probe.name}"
 
 
+def perf_event_names(probe: Probe) -> list:
+    """The names `perf probe --del` is given for the probe's event: perf_event's, and where the
+    name has a `__`, perf 7's, which makes each `__` of a note's name `_` (perf 6 keeps it)."""
+    event = perf_event(probe)
+    renamed = f"sdt_{probe.provider}:{probe.name.replace('__', '_')}"
+    return [event] if renamed == event else [event, renamed]
+
+
 def perf_event_description(probe: Probe) -> str:
     """The event and what its numbered arguments are (perf numbers them from arg1):
     `sdt_myapp:request__start arg1=id (uint64_t) arg2=path (const char *)`."""
@@ -20,4 +28,5 @@ def perf_group(provider: Provider) -> str:
     return f"sdt_{provider.name}"
 
 
-FILTERS = {function.__name__: function for function in (perf_event, perf_event_description, perf_group)}
+FILTERS = {function.__name__: function
+           for function in (perf_event, perf_event_names, perf_event_description, perf_group)}

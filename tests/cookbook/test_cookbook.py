@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import bpftrace_attach
+import elf_notes
 import recipes
 from systemtap_stub import stub_kernel_tree
 from usdt_testing import main, parse_options, require_tracer, tracers_required
@@ -146,6 +147,12 @@ def check_bpftrace_library(test, output):
     test.assertEqual(lines_matching(output, r"^lookup .*$"), expected, output)
 
 
+def perf_event(name: str) -> str:
+    """An event's name as the perf checks compare it: perf 7 makes each `__` of a note's name `_`
+    (sdt_kvserver:request_start), where perf 6 and `perf list` keep it."""
+    return name.replace("__", "_")
+
+
 def check_perf_list(test, output):
     listed = set(lines_matching(output, r"^ +sdt_(\w+):(\w+)(?:@\S+)? +\[SDT event\]$"))
     test.assertEqual(listed, PROGRAM_PROBES, output)
@@ -156,7 +163,9 @@ def check_perf_record(test, output):
             lines_matching(output, r"sdt_kvserver:(\w+): \([0-9a-f]+\)((?: arg\d+=-?\d+)*)$")]
     # Strings are addresses, and latencies vary: those argument positions read "-".
     unknown = {"request__start": (1, 2), "request__done": (2,), "key__miss": (1,), "batch__done": (3,)}
-    hits = [(name, ["-" if index in unknown[name] else value for index, value in enumerate(values)])
+    unknown = {perf_event(name): indices for name, indices in unknown.items()}
+    hits = [(perf_event(name), ["-" if index in unknown[perf_event(name)] else value
+                                for index, value in enumerate(values)])
             for name, values in hits]
     expected = []
     for i in IDS:
@@ -165,18 +174,21 @@ def check_perf_record(test, output):
             expected.append(("key__miss", [str(i), "-"]))
         expected.append(("request__done", [str(i), str(request(i).status), "-"]))
     expected.append(("batch__done", ["1", str(len(REQUESTS)), str(KEYS), "-"]))
-    test.assertEqual(hits, expected, output)
+    test.assertEqual(hits, [(perf_event(name), values) for name, values in expected], output)
 
 
 def check_perf_stat(test, output):
-    counts = {(provider, name): int(count) for count, provider, name in
+    counts = {(provider, perf_event(name)): int(count) for count, provider, name in
               lines_matching(output, r"^ +(\d+) +sdt_(\w+):(\w+) *$")}
-    test.assertEqual(counts, PROBE_COUNTS, output)
+    test.assertEqual(counts, {(provider, perf_event(name)): count for (provider, name), count in PROBE_COUNTS.items()},
+                     output)
 
 
 def check_perf_remove(test, output):
-    removed = set(lines_matching(output, r"^Removed event: sdt_(\w+):(\w+)$"))
-    test.assertEqual(removed, PROGRAM_PROBES | LIBRARY_PROBES, output)
+    removed = {(provider, perf_event(name))
+               for provider, name in lines_matching(output, r"^Removed event: sdt_(\w+):(\w+)$")}
+    test.assertEqual(removed, {(provider, perf_event(name)) for provider, name in PROGRAM_PROBES | LIBRARY_PROBES},
+                     output)
 
 
 def check_gdb_list(test, output):
@@ -257,7 +269,9 @@ USDT_SIGNATURES = {
 
 def check_usdt_list(test, output):
     blocks = dict(re.findall(r"^(?:\./|\S*/)(\S+): \d+ probes?\n  SITES .*\n((?:  \d.*\n?)+)", output, re.MULTILINE))
-    listed = {module: re.findall(r"\s(\w+:\w+\(.*\))$", block, re.MULTILINE) for module, block in blocks.items()}
+    # glibc's files aside (elf_notes.GLIBC_FILE).
+    listed = {module: re.findall(r"\s(\w+:\w+\(.*\))$", block, re.MULTILINE) for module, block in blocks.items()
+              if not elf_notes.GLIBC_FILE.search(module)}
     test.assertEqual(listed, USDT_SIGNATURES, output)
 
 

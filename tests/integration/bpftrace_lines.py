@@ -25,6 +25,6 @@ def expected_lines(hits: Sequence[expected.Hit], output: str):
     """What the probe actions print, with `Address` values taken from the program's output."""
     lines = []
     for hit in hits:
-        values = expected.resolve(hit.values[:bpftrace_attach.ARGUMENTS_READ], output)
+        values = expected.resolve(hit.values[:bpftrace_attach.arguments_read()], output)
         lines.append("|".join([f"HIT {hit.probe}", *map(str, values)]))
     return lines

@@ -1,6 +1,7 @@
 """bpftrace (root) reads a subset of the matrix's cells (cells.BPFTRACE_CELLS): every probe's
-hits, the first six arguments of each (what bpftrace 0.17 reads reliably), strings through
-str() (64 bytes with the terminator: longer ones are cut), edges:guarded firing because the
+hits, every argument of each (the first six before bpftrace 0.25), strings through str() as far as
+bpftrace reads them by default (64 bytes with the terminator in 0.17, 1024 from 0.23: longer ones
+are cut; bpftrace_attach says which release does what), edges:guarded firing because the
 kernel raised its semaphore. A program's probes are traced with `-c`; a shared library's
 by attaching to the library file first, since `-c` does not reach a library the child has
 not mapped yet.
@@ -16,8 +17,6 @@ import cells
 import expected_matrix
 from test_matrix import parse_arguments
 from usdt_testing import main, require_tracer
-
-STRING_BYTES = 63     # bpftrace's default BPFTRACE_STRLEN is 64, terminator included
 
 expected = expected_matrix.expected
 
@@ -41,9 +40,9 @@ def wanted_lines(program_output):
     lines = []
     for hit in expected_matrix.HITS:
         values = []
-        for value in expected.resolve(hit.values[:bpftrace_attach.ARGUMENTS_READ], program_output):
+        for value in expected.resolve(hit.values[:bpftrace_attach.arguments_read()], program_output):
             if isinstance(value, str):
-                value = value.encode()[:STRING_BYTES].decode(errors="replace")
+                value = value.encode()[:bpftrace_attach.string_bytes()].decode(errors="replace")
             values.append(str(value))
         lines.append("|".join([f"HIT {hit.probe}", *values]))
     return lines

@@ -165,7 +165,8 @@ class SemaphoreTest(unittest.TestCase):
         waiting = WaitingProgram([built.program])
         try:
             self.assertEqual(waiting.first_line, "waiting\n", f"{built.program} did not start")
-            return bpftrace_attach.trace(bpftrace_script(built.probe_module), waiting.go, 1,
+            module = bpftrace_attach.attach_path(built.probe_module, waiting.process.pid)
+            return bpftrace_attach.trace(bpftrace_script(module), waiting.go, 1,
                                          options=["-p", str(waiting.process.pid)])
         finally:
             waiting.stop()

@@ -122,9 +122,14 @@ def hardening_flags(kind):
         result = subprocess.run(["dpkg-buildflags", "--get", kind], capture_output=True, text=True, check=True,
                                 env=dict(os.environ, DEB_BUILD_MAINT_OPTIONS="hardening=+all"))
         return result.stdout.split()
-    return {"CFLAGS": ["-g", "-O2", "-fstack-protector-strong", "-Wformat", "-Werror=format-security",
-                       "-fcf-protection"],
-            "LDFLAGS": ["-Wl,-z,relro", "-Wl,-z,now"]}[kind]
+    fixed = ["-g", "-O2", "-fstack-protector-strong", "-Wformat", "-Werror=format-security", "-fcf-protection"]
+    return {"CFLAGS": fixed, "CXXFLAGS": fixed, "LDFLAGS": ["-Wl,-z,relro", "-Wl,-z,now"]}[kind]
+
+
+# C++ compiles take dpkg-buildflags' CXXFLAGS where a flag set is Debian's: its CFLAGS hold C-only
+# flags (-Werror=implicit-function-declaration from Debian 13), which g++ 16 rejects under -Werror.
+CXX_COMPILE_FLAGS = {"debian-hardening": [*hardening_flags("CXXFLAGS"), "-D_FORTIFY_SOURCE=3",
+                                          "-fstack-clash-protection", "-fcf-protection=full"]}
 
 
 # name -> (compile flags, link flags)
@@ -180,12 +185,13 @@ class CompileFlagsTest(unittest.TestCase):
         """(build errors or None, the notes' argument specs, what the program printed)."""
         c_compiler, cxx_compiler = COMPILERS[compiler]
         compile_flags, link_flags = FLAG_SETS[flag_set]
+        cxx_compile_flags = CXX_COMPILE_FLAGS.get(flag_set, compile_flags)
         program = cls.program(compiler, flag_set)
         commands = [[c_compiler, "-std=c99", "-Wall", "-Wextra", "-Werror", *compile_flags, "-c", "fire.c",
                      "-o", f"{program}.c.o"],
-                    [cxx_compiler, "-std=c++11", "-Wall", "-Wextra", "-Werror", *compile_flags, "-c", "fire_cxx.cpp",
-                     "-o", f"{program}.cpp.o"],
-                    [cxx_compiler, *compile_flags, *link_flags, f"{program}.c.o", f"{program}.cpp.o", "-o", str(program)]]
+                    [cxx_compiler, "-std=c++11", "-Wall", "-Wextra", "-Werror", *cxx_compile_flags, "-c",
+                     "fire_cxx.cpp", "-o", f"{program}.cpp.o"],
+                    [cxx_compiler, *cxx_compile_flags, *link_flags, f"{program}.c.o", f"{program}.cpp.o", "-o", str(program)]]
         for command in commands:
             built = subprocess.run(command, cwd=cls.directory, capture_output=True, text=True, check=False)
             if built.returncode != 0:

@@ -86,6 +86,13 @@ MODULES = {
             def test_a(self): self.skipTest(usdt_testing.KERNEL_LACKS + 'run i386 programs')
             def test_b(self): self.skipTest('no tool')
         """,
+    "a left-out tool beside a pass": """
+        import os
+        os.environ["USDT_LEFT_OUT"] = "node npm"
+        class Case(unittest.TestCase):
+            def test_a(self): pass
+            def test_b(self): usdt_testing.require_tracer(self, 'node', needs_root=False)
+        """,
     "a failure": """
         class Case(unittest.TestCase):
             def test_a(self): pass
@@ -127,6 +134,7 @@ class ExitStatusTest(unittest.TestCase):
             "a kernel skip beside a pass": (0, 0),
             "only kernel skips": (skipped, skipped),
             "a kernel skip beside another skip": (skipped, 1),
+            "a left-out tool beside a pass": (0, 0),
             "a failure": (1, 1),
             "no test": (1, 1),
         }

@@ -170,6 +170,9 @@ class Batch(NamedTuple):
 LEAD_IN = re.compile(r"In file included from |\s+from |[^\s:][^:]*: In |\S+:\d+:\d+:   (required|in )")
 DIAGNOSTIC = re.compile(r"\S+:\d+:\d+: (fatal error|error|warning):")
 MACRO_NOTE = re.compile(r"note: (in expansion of|in definition of|expanded from) macro")
+# A source excerpt and its caret line, which belong to the line above them: GCC 14 and later quote
+# the call under "required from here" too.
+EXCERPT = re.compile(r" +(\d+ )?\|")
 SUMMARY = re.compile(r"\d+ (errors?|warnings?)( and \d+ (errors?|warnings?))? generated\.$")
 
 
@@ -178,6 +181,9 @@ def diagnostic_groups(stderr):
     groups, leading_in = [], False
     for line in stderr.splitlines():
         if SUMMARY.match(line):
+            continue
+        if EXCERPT.match(line) and groups:
+            groups[-1].append(line)
             continue
         lead_in = bool(LEAD_IN.match(line))
         if (lead_in or DIAGNOSTIC.match(line)) and not leading_in:

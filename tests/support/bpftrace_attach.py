@@ -4,15 +4,19 @@ expected hit: bpftrace prints events asynchronously, and stopping it as soon as 
 exits loses the last ones on a loaded machine.
 """
 
+import functools
 import queue
+import re
 import signal
 import subprocess
 import threading
 import time
 from typing import Callable, List, Sequence, Tuple, TypeVar
 
-# bpftrace 0.17 reads arg0..arg5 reliably.
-ARGUMENTS_READ = 6
+# Up to 0.23, whose USDT arguments bcc's parser reads, bpftrace reads arg0..arg5 only ("x86_64
+# doesn't support arg6"); from 0.25, libbpf's reads all twelve (arguments_read).
+ARGUMENTS_READ_BEFORE_0_25 = 6
+ARGUMENTS_READ = 12
 
 READY = "READY"
 BEGIN_READY = 'BEGIN { printf("READY\\n"); }\n'   # BEGIN fires once every probe is attached
@@ -20,12 +24,43 @@ BEGIN_READY = 'BEGIN { printf("READY\\n"); }\n'   # BEGIN fires once every probe
 Result = TypeVar("Result")
 
 
+@functools.lru_cache(maxsize=None)
+def release() -> Tuple[int, int]:
+    """(major, minor) of the bpftrace on PATH; (1, 0), newer than any, when there is none."""
+    try:
+        answer = subprocess.run(["bpftrace", "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return (1, 0)
+    version = re.search(r"(\d+)\.(\d+)", answer.stdout)
+    return (int(version[1]), int(version[2])) if version else (1, 0)
+
+
+def arguments_read() -> int:
+    """How many of a probe's arguments the tests read: all of them (twelve at most) from 0.25
+    (0.27 in the Debian unstable root: tests/support/suite_in_root.py), the first six before
+    (0.17 here, 0.23 in the Debian 13 root)."""
+    return ARGUMENTS_READ_BEFORE_0_25 if release() < (0, 25) else ARGUMENTS_READ
+
+
+def string_bytes() -> int:
+    """How many bytes of a string str() reads by default, the terminator left out: 63 up to
+    0.17 (BPFTRACE_STRLEN 64), 1023 from 0.23 (max_strlen 1024)."""
+    return 63 if release() < (0, 23) else 1023
+
+
+def attach_path(path, pid: int) -> str:
+    """How a `bpftrace -p PID` program names the file at `path` to attach to it once: from 0.27,
+    -p attaches to the path given and again to the process's view of it, /proc/PID/root/PATH
+    (every hit came twice), and once when given that view (as usdttool/bpftrace_releases.py)."""
+    return f"/proc/{pid}/root{path}" if release() >= (0, 27) else str(path)
+
+
 def printf_action(probe: str, specs: Sequence[str], values: Sequence, is_text: Callable) -> str:
-    """`{ printf("HIT provider:name|v0|v1...\\n", ...); }` for the first ARGUMENTS_READ
+    """`{ printf("HIT provider:name|v0|v1...\\n", ...); }` for the first arguments_read()
     arguments: %lld for signed specs, %llu for unsigned ones (a wrong sign shows as a wrong
     number), str() and %s for the values `is_text` says are strings."""
     formats, arguments = [f"HIT {probe}"], []
-    for index, (spec, value) in enumerate(zip(specs, values[:ARGUMENTS_READ])):
+    for index, (spec, value) in enumerate(zip(specs, values[:arguments_read()])):
         if is_text(value):
             formats.append("%s")
             arguments.append(f"str(arg{index})")

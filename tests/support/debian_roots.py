@@ -46,6 +46,22 @@ RECIPE_VERSION = "1"
 # pgrep (procps) and setpriv (util-linux, essential).
 TRACING_PACKAGES = ("bpftrace", "python3", "python3-jinja2", "python3-pyelftools", "binutils", "procps")
 
+# What building usdt and running its test suite needs in a root (suite_in_root.py): the
+# `tests` packages of tests/install-dependencies.sh but for the layers that do not apply there
+# (suite_in_root.NOT_APPLYING: cross toolchains, qemu, Node.js, bcc, SystemTap), one list per
+# suite where releases name or ship them differently.
+_SUITE_TEST_PACKAGES = (*TRACING_PACKAGES, "gcc", "g++", "clang", "lld", "cmake", "make", "ninja-build", "gdb",
+                        "linux-perf", "valgrind", "doctest-dev", "meson", "autoconf", "pkg-config",
+                        "systemtap-sdt-dev", "dpkg-dev", "clang-tidy", "python3-pyflakes")
+SUITE_TEST_PACKAGES = {
+    # No mold before bookworm; gold is still part of binutils.
+    "bullseye": _SUITE_TEST_PACKAGES,
+    # binutils 2.44 moved gold into a package of its own; Clang 19 its sanitizers' runtimes
+    # (clang only recommends them).
+    "trixie": (*_SUITE_TEST_PACKAGES, "mold", "binutils-gold", "libclang-rt-dev"),
+    "sid": (*_SUITE_TEST_PACKAGES, "mold", "binutils-gold", "libclang-rt-dev"),
+}
+
 # The device nodes a root's own /dev gets: name, type, major, minor, mode.
 DEVICE_NODES = (("null", "c", 1, 3, "666"), ("zero", "c", 1, 5, "666"), ("full", "c", 1, 7, "666"),
                 ("random", "c", 1, 8, "666"), ("urandom", "c", 1, 9, "666"), ("tty", "c", 5, 0, "666"))

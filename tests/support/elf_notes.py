@@ -6,6 +6,12 @@ import subprocess
 from dataclasses import dataclass
 from typing import Dict, List, Tuple
 
+# glibc's providers and files: a glibc built with sys/sdt.h (Debian unstable's 2.43; not Debian
+# 12's or 13's) has probes of its own, which gdb, `usdt list PID` and the like show beside a
+# program's. Tests that list a process's probes leave these aside.
+GLIBC_PROVIDERS = ("libc", "rtld")
+GLIBC_FILE = re.compile(r"(^|/)(libc\.so\.6|ld-linux[^/]*\.so\.\d+)$")
+
 
 @dataclass(frozen=True)
 class Note:

@@ -13,6 +13,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
+import elf_notes
+
 # Defined inside gdb. Prints `HIT provider:name [values...]` or `HIT provider:name error: ...`.
 REPORTER = r'''python
 import json
@@ -47,7 +49,7 @@ class GdbHit:
 
 @dataclass(frozen=True)
 class GdbRun:
-    listed: Tuple[Tuple[str, str], ...]   # (provider:name, object path) per `info probes` row
+    listed: Tuple[Tuple[str, str], ...]   # (provider:name, object path) per `info probes` row, glibc's aside
     hits: Tuple[GdbHit, ...]
     exited_normally: bool
     output: str
@@ -95,10 +97,13 @@ def result(stdout: str, output: str) -> GdbRun:
 
 
 def _listed(stdout: str) -> Tuple[Tuple[str, str], ...]:
+    """The `info probes` rows of the program and its own libraries: glibc's left out
+    (elf_notes.GLIBC_PROVIDERS)."""
     table = stdout.partition(_PROBES_BEGIN)[2].partition(_PROBES_END)[0]
     rows = (line.split() for line in table.splitlines())
     # Type Provider Name Where Semaphore Object; the semaphore column is empty without one.
-    return tuple((f"{row[1]}:{row[2]}", row[-1]) for row in rows if row and row[0] == "stap")
+    return tuple((f"{row[1]}:{row[2]}", row[-1]) for row in rows
+                 if row and row[0] == "stap" and row[1] not in elf_notes.GLIBC_PROVIDERS)
 
 
 def _hits(stdout: str) -> Tuple[GdbHit, ...]:

@@ -11,7 +11,9 @@ CTest shows as "Skipped" (SKIP_RETURN_CODE 77), when nothing passed and somethin
 test, a subtest, a class in its setUpClass, the module in setUpModule); 0 when anything passed,
 however much else skipped, the skips' reasons in the log. With USDT_REQUIRE_TRACERS=1 any
 skip is a failure, but one for a capability the running kernel lacks (`require_kernel_runs`),
-which no installation gives: CI must be able to land on such a machine.
+which no installation gives: CI must be able to land on such a machine, nor for a tool the
+run leaves out on purpose (USDT_LEFT_OUT, set in another release's root by
+tests/support/suite_in_root.py, which says why).
 """
 
 import argparse
@@ -39,6 +41,17 @@ def tracers_required() -> bool:
     return os.environ.get("USDT_REQUIRE_TRACERS") == "1"
 
 
+# How the reason of a skip for a tool the run leaves out on purpose begins.
+LEFT_OUT = "left out of this run: "
+
+
+def left_out_reason(tool: str):
+    """Why `tool` is not here on purpose (it is in USDT_LEFT_OUT, space-separated names), or None."""
+    if tool in os.environ.get("USDT_LEFT_OUT", "").split():
+        return f"{LEFT_OUT}{tool} (tests/support/suite_in_root.py, NOT_APPLYING, says why)"
+    return None
+
+
 def tracer_unavailable_reason(tool: str, needs_root: bool = True, package: str = ""):
     """Why `tool` cannot run here, or None when it can. `package` is the Debian package that
     installs it, when its name differs from the tool's."""
@@ -50,6 +63,9 @@ def tracer_unavailable_reason(tool: str, needs_root: bool = True, package: str =
 
 
 def require_tracer(test: unittest.TestCase, tool: str, needs_root: bool = True, package: str = "") -> None:
+    left_out = left_out_reason(tool)
+    if left_out is not None:
+        test.skipTest(left_out)
     reason = tracer_unavailable_reason(tool, needs_root, package)
     if reason is None:
         return
@@ -165,7 +181,7 @@ def main() -> None:
 def exit_status(result: CountingResult) -> int:
     if not result.wasSuccessful():
         return 1
-    required = [reason for _, reason in result.skipped if not reason.startswith(KERNEL_LACKS)]
+    required = [reason for _, reason in result.skipped if not reason.startswith((KERNEL_LACKS, LEFT_OUT))]
     if required and tracers_required():
         reasons = "; ".join(sorted(set(required)))
         print(f"USDT_REQUIRE_TRACERS=1 but {len(required)} skipped: {reasons}", file=sys.stderr)

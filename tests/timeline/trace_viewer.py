@@ -32,6 +32,8 @@ import unittest
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+import usdt_testing
+
 LOADER = Path(__file__).resolve().parent / "load-trace.mjs"
 ENGINE_PACKAGE = "@paulirish/trace_engine"
 VIEWER_DIR_VARIABLE = "USDT_TIMELINE_VIEWER_DIR"
@@ -49,6 +51,9 @@ class ViewerError(AssertionError):
 
 def viewer_unavailable_reason(viewer_dir: Optional[Path] = None) -> Optional[str]:
     """Why load_in_viewer cannot run here, or None when it can."""
+    left_out = usdt_testing.left_out_reason("node")
+    if left_out is not None:
+        return left_out
     if shutil.which("node") is None:
         return "node is not installed (Debian: apt-get install nodejs npm, or tests/install-dependencies.sh tests)"
     version = _node_major_version()

@@ -550,11 +550,29 @@ static inline __attribute__((always_inline)) unsigned long long _usdt_in_registe
     __asm__("" : "+r"(value));
     return value;
 }
-#define _USDT_IN_REGISTER(value) _usdt_in_register(_USDT_CAST(unsigned long long, value))
+#define _USDT_IN_REGISTER(member, value) _usdt_in_register(_USDT_CAST(unsigned long long, value))
+#elif defined(__x86_64__)
+/* An argument under 4 bytes, extended as its type says to the 32-bit register the spec names
+   (USDT_SPEC_NARROW_OPERAND). Tracers read only the spec's size of it, but gdb 16 misreads a
+   1-byte argument whose register holds a negative 32-bit value (Clang 19 at -O0 leaves a
+   pointer's bytes above it: 201 read as 55). Compilers mostly have the value extended already. */
+#define _USDT_IN_REGISTER(member, value) _USDT_WIDENED_##member(value)
+#define _USDT_WIDENED_i8(value) _USDT_CAST(int, value)
+#define _USDT_WIDENED_i16(value) _USDT_CAST(int, value)
+#define _USDT_WIDENED_u8(value) _USDT_CAST(unsigned int, value)
+#define _USDT_WIDENED_u16(value) _USDT_CAST(unsigned int, value)
+#define _USDT_WIDENED_flag(value) _USDT_CAST(unsigned int, value)
+#define _USDT_WIDENED_i32(value) value
+#define _USDT_WIDENED_u32(value) value
+#define _USDT_WIDENED_i64(value) value
+#define _USDT_WIDENED_u64(value) value
+#define _USDT_WIDENED_word(value) value
+#define _USDT_WIDENED_uword(value) value
+#define _USDT_WIDENED_address(value) value
 #else
-#define _USDT_IN_REGISTER(value) value
+#define _USDT_IN_REGISTER(member, value) value
 #endif
-#define USDT_VALUE(member, value) "r"(_USDT_IN_REGISTER(value)),
+#define USDT_VALUE(member, value) "r"(_USDT_IN_REGISTER(member, value)),
 #define _USDT_DECLARATIONS(operands)
 #define _USDT_OPERANDS(operands) _USDT_UNPARENTHESIZE operands
 #endif

@@ -51,7 +51,15 @@ int main() {
                         || MATRIX_POINTERS_ENABLED() || MATRIX_TWELVE_ENABLED() || MATRIX_UNNAMED_ENABLED()
                         || MATRIX_DELETE_ENABLED() || UNGUARDED_GUARDED_ENABLED();
 
-    std::printf("C++ %ld%s%s\n", __cplusplus, UNGUARDED_PLAIN_ENABLED() ? " unguarded" : "",
-                traced ? " traced" : "");
+    // No %s: Clang 20's -Wunsafe-buffer-usage-in-libc-call (-Weverything) takes any %s argument
+    // it cannot prove terminated, a choice between two literals too, for an unsafe call.
+    std::printf("C++ %ld", __cplusplus);
+    if (UNGUARDED_PLAIN_ENABLED()) {
+        std::printf(" unguarded");
+    }
+    if (traced) {
+        std::printf(" traced");
+    }
+    std::printf("\n");
     return 0;
 }

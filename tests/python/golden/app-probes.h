@@ -3,8 +3,9 @@
 #define USDT_GENERATED_APP_PROBES_H
 
 /* Quiet under clang's -Weverything: dtrace compatibility names semaphores with `__`, usdt's
-   internals are `_usdt_` (one marked unused for GCC's sake), and the C++ API is C++11, with
-   a C++20 constructor. */
+   internals are `_usdt_` (one marked unused for GCC's sake), the C++ API is C++11, with a
+   C++20 constructor, and copies a formatted string into its fixed buffer by index (Clang 16's
+   -Wunsafe-buffer-usage). */
 #if defined(__clang__)
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wc++98-compat"
@@ -17,6 +18,9 @@
 #pragma clang diagnostic ignored "-Wreserved-macro-identifier"
 #endif
 #pragma clang diagnostic ignored "-Wc++20-compat"
+#if __has_warning("-Wunsafe-buffer-usage")
+#pragma clang diagnostic ignored "-Wunsafe-buffer-usage"
+#endif
 #endif
 
 /* usdt/usdt.h 0.1.0, embedded so that this header needs no include path or library. */

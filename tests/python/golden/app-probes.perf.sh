@@ -51,7 +51,7 @@ add)
     ;;
 delete)
     [ $# -eq 1 ] || usage
-    perf probe --quiet --del sdt_myapp:request__start --del sdt_myapp:kinds --del sdt_myapp:seven --del sdt_myapp:delete --del sdt_myapp:idle --del sdt_other:tick
+    perf probe --quiet --del sdt_myapp:request__start --del sdt_myapp:request_start --del sdt_myapp:kinds --del sdt_myapp:seven --del sdt_myapp:delete --del sdt_myapp:idle --del sdt_other:tick
     ;;
 *)
     usage
