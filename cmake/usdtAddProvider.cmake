@@ -16,7 +16,7 @@ semaphores and everything else they need, so the header is all ``<target>`` gets
 compiles as C and as C++, whatever languages ``<target>`` and its directory use, and its
 directory is added to the target's include path. Nothing is linked, so installing and
 exporting ``<target>`` needs nothing of usdt. Editing a ``.d`` file, a file it includes
-(with CMake 3.20 or later, or with Ninja), the generator or a template regenerates; a
+(with CMake 3.20 or later), the generator or a template regenerates; a
 header whose content did not change is not rewritten, so nothing recompiles.
 
 ``<target>``
@@ -349,10 +349,11 @@ function(usdt_add_provider target)
     endforeach()
     file(RELATIVE_PATH shown_header "${CMAKE_BINARY_DIR}" "${header}")
     # The files the .d file #includes, as the preprocessor lists them. Makefile generators read a
-    # DEPFILE from CMake 3.20; older ones would reject it, and track only the .d file.
+    # DEPFILE from CMake 3.20; older ones would reject it, and track only the .d file. Ninja
+    # takes one before that, but CMake 3.18 writes its rule so that it runs every build.
     set(depfile_option "")
     set(depfile_arguments "")
-    if(CMAKE_GENERATOR MATCHES "Ninja" OR CMAKE_VERSION VERSION_GREATER_EQUAL 3.20)
+    if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.20)
       set(depfile_option --depfile "${output_directory}/${stem}.deps")
       set(depfile_arguments DEPFILE "${output_directory}/${stem}.deps")
     endif()

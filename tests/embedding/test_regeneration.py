@@ -43,7 +43,10 @@ class RegenerationTest(unittest.TestCase):
 
     def test_touching_inputs_rewrites_and_recompiles_nothing_but_an_edit_does(self):
         before = self.outputs()
-        for touched in ("probes.d", "app_types.h"):
+        # CMake reads the generator's list of the files probes.d includes from 3.20 on.
+        version = (int(package.cache_value(self.build, "CMAKE_CACHE_MAJOR_VERSION")),
+                   int(package.cache_value(self.build, "CMAKE_CACHE_MINOR_VERSION")))
+        for touched in ("probes.d", "app_types.h") if version >= (3, 20) else ("probes.d",):
             with self.subTest(touched=touched):
                 self.touch(touched)
                 output = package.build(self.build)

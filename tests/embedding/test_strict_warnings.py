@@ -32,13 +32,15 @@ PROJECT = Path(__file__).with_name("strict_warnings")
 WARNING_FLAGS = "-Wall -Wextra -Wpedantic -Werror"
 OPTIMISATION = "-O2"
 
-# program -> (its source, that source's -std= flag, what it prints: __STDC_VERSION__ or __cplusplus)
+# program -> (its source, that source's -std= flags, what it prints: __STDC_VERSION__ or
+# __cplusplus), the flag and the output each one of those given. For C++20, CMake gives GCC 10
+# (Debian 11) -std=c++2a, whose __cplusplus is 201709.
 PROGRAMS = {
-    "c99": ("fire.c", "-std=c99", "C 199901 unguarded\n"),
-    "c11": ("fire.c", "-std=c11", "C 201112 unguarded\n"),
-    "cxx11": ("fire.cpp", "-std=c++11", "C++ 201103 unguarded\n"),
-    "cxx17": ("fire.cpp", "-std=c++17", "C++ 201703 unguarded\n"),
-    "cxx20": ("fire.cpp", "-std=c++20", "C++ 202002 unguarded\n"),
+    "c99": ("fire.c", ("-std=c99",), ("C 199901 unguarded\n",)),
+    "c11": ("fire.c", ("-std=c11",), ("C 201112 unguarded\n",)),
+    "cxx11": ("fire.cpp", ("-std=c++11",), ("C++ 201103 unguarded\n",)),
+    "cxx17": ("fire.cpp", ("-std=c++17",), ("C++ 201703 unguarded\n",)),
+    "cxx20": ("fire.cpp", ("-std=c++20", "-std=c++2a"), ("C++ 202002 unguarded\n", "C++ 201709 unguarded\n")),
 }
 
 # Each probe of all_types.d and unguarded.d and its declared argument sizes and signs on x86-64/aarch64.
@@ -79,7 +81,7 @@ class CompilerMatrixTest(unittest.TestCase):
     def test_each_program_runs_and_reports_its_standard(self):
         for program, (_, _, printed) in PROGRAMS.items():
             with self.subTest(program=program):
-                self.assertEqual(package.run([self.build / program]).stdout, printed)
+                self.assertIn(package.run([self.build / program]).stdout, printed)
 
     def test_each_program_has_the_declared_notes_with_register_operands(self):
         for program, (source, _, _) in PROGRAMS.items():
@@ -115,9 +117,9 @@ class CompilerMatrixTest(unittest.TestCase):
                 self.assertNotIn("-isystem", command)  # would hide warnings in the headers
         # Nothing is generated to compile: the program's own source is all there is.
         self.assertEqual(sorted(compiled), sorted((program, source) for program, (source, _, _) in PROGRAMS.items()))
-        for program, (source, standard, _) in PROGRAMS.items():
+        for program, (source, standards, _) in PROGRAMS.items():
             with self.subTest(program=program):
-                self.assertIn(standard, compiled[(program, source)])
+                self.assertTrue(set(standards) & set(compiled[(program, source)]), compiled[(program, source)])
 
 
 class ExampleProjectTest(unittest.TestCase):

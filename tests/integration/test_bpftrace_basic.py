@@ -40,7 +40,7 @@ def script(program: str) -> str:
 
 class BasicUnderBpftrace(unittest.TestCase):
     def test_every_kind_of_argument_and_the_semaphore(self):
-        require_tracer(self, "bpftrace")
+        require_tracer(self, "bpftrace", every_release=True)
         program = PROGRAMS["basic"]
         traced = subprocess.run(["bpftrace", "-e", script(program), "-c", program],
                                 capture_output=True, text=True, timeout=120)

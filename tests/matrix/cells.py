@@ -6,7 +6,6 @@ generated headers, built the way the cell says (build.py), then
 checked by readelf and gdb (test_matrix.py, test_linkers.py) or bpftrace (test_bpftrace.py).
 """
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, Tuple
@@ -18,11 +17,9 @@ COMPILERS = ("gcc", "clang")
 STANDARDS = ("c99", "c11", "c++11", "c++17", "c++20")
 # lto is -O2 -flto, at compile and at link time.
 OPTIMIZATIONS = ("O0", "O2", "O3", "Os", "lto")
-# Less the linkers the Debian release under test does not package (mold in Debian 11), which
-# the release's suite run names in USDT_TEST_UNPACKAGED (tests/run-all.sh); anywhere else a
-# missing linker fails its cells.
-LINKERS = tuple(linker for linker in ("bfd", "gold", "lld", "mold")
-                if linker not in os.environ.get("USDT_TEST_UNPACKAGED", "").split())
+# Less the linkers the run leaves out (USDT_LEFT_OUT: mold in Debian 11's root, where
+# tests/support/suite_in_root.py says why); anywhere else a missing linker fails its cells.
+LINKERS = tuple(linker for linker in ("bfd", "gold", "lld", "mold") if usdt_testing.left_out_reason(linker) is None)
 
 # Where the probe code (types and edges, their semaphores, the runtime) ends up.
 LINK_MODES = {

@@ -54,8 +54,9 @@ _SUITE_TEST_PACKAGES = (*TRACING_PACKAGES, "gcc", "g++", "clang", "lld", "cmake"
                         "linux-perf", "valgrind", "doctest-dev", "meson", "autoconf", "pkg-config",
                         "systemtap-sdt-dev", "dpkg-dev", "clang-tidy", "python3-pyflakes")
 SUITE_TEST_PACKAGES = {
-    # No mold before bookworm; gold is still part of binutils.
-    "bullseye": _SUITE_TEST_PACKAGES,
+    # No mold before bookworm; gold is still part of binutils; Clang 11's LTO plugin for GNU ld
+    # and gold (LLVMgold.so) comes with llvm-11-dev.
+    "bullseye": (*_SUITE_TEST_PACKAGES, "llvm-11-dev"),
     # binutils 2.44 moved gold into a package of its own; Clang 19 its sanitizers' runtimes
     # (clang only recommends them).
     "trixie": (*_SUITE_TEST_PACKAGES, "mold", "binutils-gold", "libclang-rt-dev"),
