@@ -45,7 +45,9 @@ NOT_APPLYING = (
                 "gives every site of a probe the first site's argument locations, lacks the script syntax "
                 "the tests use (s64), and usdt trace needs 0.17; integration.bpftrace_basic reads each kind "
                 "of argument and a semaphore with it"),
-    NotApplying(("bullseye",), "", ("mold",), "mold is not packaged in Debian 11"),
+    NotApplying(("bullseye",), "", ("mold", "perf"),
+                "Debian 11 packages no mold, and perf only as its own kernel's perf_5.10, without the perf "
+                "command"),
     NotApplying(("bullseye",), r"lint\.(clang_tidy|cmake_floor)", (),
                 "clang-tidy 11 lacks checks .clang-tidy enables; the CMake floor linter reads the "
                 "documentation of newer CMake releases than Debian 11's 3.18, which builds and runs this "
