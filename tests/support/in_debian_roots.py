@@ -4,9 +4,10 @@ programs built on this host, another bpftrace, Python and libraries.
 
 usage: in_debian_roots.py --suite SUITE [--suite SUITE]... [--bind DIR]... -- MODULE.py ARGUMENTS...
 
-The module runs under the root's /usr/bin/python3 with the environment's PYTHONPATH and
-USDT_REQUIRE_TRACERS; `{suite}` in its arguments becomes the suite (a work directory of its
-own for each). Each --bind directory (the source and build trees) is seen at the same path
+The root is the one the suite's own run there uses (debian_roots.SUITE_TEST_PACKAGES), so
+CI builds one root per release. The module runs under the root's /usr/bin/python3 with the
+environment's PYTHONPATH and USDT_REQUIRE_TRACERS; `{suite}` in its arguments becomes the
+suite (a work directory of its own for each). Each --bind directory (the source and build trees) is seen at the same path
 inside. The module's skip (77) is this test's skip, so USDT_REQUIRE_TRACERS=1 fails it.
 Without root, debootstrap or the network every suite skips with the reason; under
 USDT_REQUIRE_TRACERS=1 that fails too (usdt_testing). CMake adds such a test with
@@ -35,7 +36,7 @@ MODULE_TIMEOUT = 40 * 60
 class InRootTest(unittest.TestCase):
     def run_module_in(self, suite: str) -> None:
         try:
-            directory = debian_roots.root(suite)
+            directory = debian_roots.root(suite, debian_roots.SUITE_TEST_PACKAGES[suite])
         except debian_roots.RootUnavailable as error:
             if usdt_testing.tracers_required():
                 self.fail(f"USDT_REQUIRE_TRACERS=1 but no Debian {suite} root: {error}")
@@ -45,7 +46,8 @@ class InRootTest(unittest.TestCase):
         print(f"--- in {suite} ({directory}): {' '.join(command)}", flush=True)
         started = time.monotonic()
         # The module's output goes straight to this test's, as it comes.
-        result = debian_roots.run_in_root(suite, command, BINDS, environment=environment, timeout=MODULE_TIMEOUT)
+        result = debian_roots.run_in_root(suite, command, BINDS, packages=debian_roots.SUITE_TEST_PACKAGES[suite],
+                                          environment=environment, timeout=MODULE_TIMEOUT)
         print(f"--- in {suite}: exit status {result.returncode} after {time.monotonic() - started:.0f} s", flush=True)
         if result.returncode == usdt_testing.SKIP_RETURN_CODE:
             self.skipTest(f"{Path(MODULE_COMMAND[0]).name} skipped everything in {suite} (its reasons are above)")
