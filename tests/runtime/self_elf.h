@@ -1,5 +1,6 @@
 /*
- * Reads the running test program's own ELF file (/proc/self/exe): its sections, where they
+ * Reads the running test program's own ELF file (the path it was started by, AT_EXECFN: under
+ * valgrind 3.16, Debian 11's, /proc/self/exe is valgrind's own file): its sections, where they
  * are loaded, and its stapsdt notes. Just enough for the runtime tests; x86-64/aarch64 only.
  */
 #ifndef USDT_TESTS_SELF_ELF_H
@@ -7,6 +8,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <sys/auxv.h>
 
 #include <cstdint>
 #include <cstring>
@@ -45,7 +47,7 @@ inline std::uintptr_t self_load_bias() {
 
 // Every section called `name` (a linker may emit several of the same name).
 inline std::vector<SelfSection> self_sections(const char *name) {
-    std::ifstream file("/proc/self/exe", std::ios::binary);
+    std::ifstream file(reinterpret_cast<const char *>(getauxval(AT_EXECFN)), std::ios::binary);
     const std::string image{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
     const auto header = read_at<Elf64_Ehdr>(image, 0);
     const auto names = read_at<Elf64_Shdr>(image, header.e_shoff + header.e_shstrndx * sizeof(Elf64_Shdr));
