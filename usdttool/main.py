@@ -11,6 +11,7 @@ import sys
 from typing import List, Optional
 
 from . import listing, trace
+from usdtgen import VERSION
 from usdtgen.errors import GeneratorError
 
 from .errors import ToolError
@@ -28,6 +29,7 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 def argument_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(prog=PROGRAM, description="Lists and traces USDT probes.")
+    parser.add_argument("--version", action="version", version=f"{PROGRAM} {VERSION}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     list_parser = commands.add_parser(
         "list", help="list the probes of a file or a process",

@@ -24,6 +24,7 @@ import elf_notes
 import launcher as launcher_module
 import usdt_testing
 from usdt_testing import require_tracer
+from usdtgen import VERSION
 
 OPTIONS: Optional[argparse.Namespace] = None
 PROGRAMS: Dict[str, str] = {}
@@ -342,6 +343,9 @@ class ErrorTest(ListTestCase):
         self.assert_error(usdt("list", "--no-such-option", PROGRAMS["plain"]),
                           "unrecognized arguments: --no-such-option (see 'usdt --help')", status=2)
         self.assert_error(usdt(), "the following arguments are required: COMMAND (see 'usdt --help')", status=2)
+
+    def test_version(self):
+        self.assert_lists(usdt("--version"), [f"usdt {VERSION}"])
 
     def test_a_python_without_pyelftools(self):
         # What a python3 on PATH and a /usr/bin/python3 both without pyelftools give.
