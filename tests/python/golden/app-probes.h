@@ -16,6 +16,8 @@
 #pragma clang diagnostic ignored "-Wused-but-marked-unused"
 #if __has_warning("-Wreserved-macro-identifier")
 #pragma clang diagnostic ignored "-Wreserved-macro-identifier"
+#else
+#pragma clang diagnostic ignored "-Wreserved-id-macro" /* its name before Clang 13 */
 #endif
 #pragma clang diagnostic ignored "-Wc++20-compat"
 #if __has_warning("-Wunsafe-buffer-usage")
