@@ -379,8 +379,9 @@ _usdt_argument(const From &) noexcept {
    weak C definition would leave every unit's bytes behind); hidden, so each module keeps
    its own; in the file-backed `.probes` section, where the kernel can find them; kept by
    --gc-sections through each site's `.init_usdt_keep` entry (USDT_SITE), as only notes refer
-   to them otherwise; `.ifndef`-guarded for link-time optimizers that join units' top-level asm. The definition is the same whether or not probes are compiled in, so
-   translation units built with and without USDT_DISABLE agree on it. */
+   to them otherwise; `.ifndef`-guarded for link-time optimizers that join units' top-level
+   asm. The definition is the same whether or not probes are compiled in, so translation
+   units built with and without USDT_DISABLE agree on it. */
 #if defined(__GNUC__) && defined(__ELF__)
 /* `.probes` starts a page of its own, or the kernel may raise a semaphore the code never
    reads. For a tracer that attached before a module was mapped (`bpftrace -c`, `perf record
@@ -439,11 +440,12 @@ _usdt_argument(const From &) noexcept {
    header emits it in the COMDAT group systemtap's sys/sdt.h uses, so a module keeps one
    copy, even mixed with sys/sdt.h; `.ifndef` keeps one when a link-time optimizer joins
    several units' top-level asm. Each site's `.init_usdt_keep` entry (USDT_SITE) keeps it:
-   otherwise only non-allocated notes refer to it, and lld's --gc-sections drops it. It is executable (`x`, where
-   sys/sdt.h has `a` only) so that linkers put it in the probes' own segment: perf (6.1 at
-   least) takes a probe's file offset to be its address minus the base's address plus the
-   base's file offset, which is wrong for a base in another segment, and lld and mold give
-   the read-only data before the code another distance between address and file offset. */
+   otherwise only non-allocated notes refer to it, and lld's --gc-sections drops it. It is
+   executable (`x`, where sys/sdt.h has `a` only) so that linkers put it in the probes' own
+   segment: perf (6.1 at least) takes a probe's file offset to be its address minus the
+   base's address plus the base's file offset, which is wrong for a base in another segment,
+   and lld and mold give the read-only data before the code another distance between address
+   and file offset. */
 __asm__(".ifndef _.stapsdt.base\n"
         ".pushsection .stapsdt.base, \"axG\", \"progbits\", .stapsdt.base, comdat\n"
         ".weak _.stapsdt.base\n"
