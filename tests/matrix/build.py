@@ -143,17 +143,25 @@ def build(cell: Cell, inputs: Inputs) -> Built:
         program_inputs = [driver, "-ldl"]
     elif cell.link == "archive":
         archive = directory / f"{LIBRARY_NAME}.a"
-        # gcc-ar loads GCC's LTO plugin; Clang's own llvm-ar indexes LLVM bitcode (binutils' ar
-        # needs a plugin in /usr/lib/bfd-plugins, which Debian 11's clang does not install).
-        archiver = "gcc-ar" if cell.compiler == "gcc" else subprocess.run(
-            [compiler, "-print-prog-name=llvm-ar"], capture_output=True, text=True, check=True).stdout.strip()
-        commands.run([archiver, "rcs", archive, *objects])
+        commands.run([_archiver(cell, compiler), "rcs", archive, *objects])
         program_inputs = [driver, archive]
     else:
         program_inputs = [driver, *objects]
     mode = {"nopie": ["-no-pie"], "static": ["-static"]}.get(cell.link, ["-pie"])
     commands.run([*link, *mode, *program_inputs, "-o", program])
     return Built(cell, program, probe_module, "\n".join(commands.log))
+
+
+def _archiver(cell: Cell, compiler: str) -> str:
+    """gcc-ar, which loads GCC's LTO plugin; for Clang, binutils' ar, which reads LLVM bitcode
+    through the plugin clang's packages install in /usr/lib/bfd-plugins, but where there is
+    none (Debian 11) Clang's own llvm-ar, which comes with it there."""
+    if cell.compiler == "gcc":
+        return "gcc-ar"
+    if any(Path("/usr/lib/bfd-plugins").glob("LLVMgold*.so")):
+        return "ar"
+    return subprocess.run([compiler, "-print-prog-name=llvm-ar"], capture_output=True, text=True,
+                          check=True).stdout.strip()
 
 
 T = TypeVar("T")
