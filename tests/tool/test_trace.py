@@ -187,10 +187,17 @@ def interrupted(delay: float, *arguments) -> subprocess.CompletedProcess:
             os.killpg(process.pid, signal.SIGINT)
         except ProcessLookupError:
             pass    # done already
-        output, errors = process.communicate(timeout=TRACE_TIMEOUT)
+        try:
+            output, errors = process.communicate(timeout=TRACE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            # What each process of the session was doing, for the failure (seen once, in a root).
+            processes = subprocess.run(["ps", "-o", "pid,ppid,stat,wchan:24,etime,args", "-s", str(process.pid)],
+                                       capture_output=True, text=True).stdout
+            raise AssertionError(f"usdt did not end {TRACE_TIMEOUT} s after a Ctrl-C {delay} s into its start; "
+                                 f"its session:\n{processes}") from None
     finally:
         if process.poll() is None:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     return subprocess.CompletedProcess(process.args, process.returncode, output, errors)
 
