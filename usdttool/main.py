@@ -44,6 +44,18 @@ def argument_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse_intermixed(parser: argparse.ArgumentParser, argv: List[str]) -> argparse.Namespace:
+    """parser.parse_intermixed_args(argv), but for what a Ctrl-C in the middle of it raises: its
+    cleanup (Python 3.11 and 3.12) turns any exception raised inside it, the launcher's exit
+    130 included, into an AttributeError of its own, which would print a traceback."""
+    try:
+        return parser.parse_intermixed_args(argv)
+    except AttributeError as error:
+        if isinstance(error.__context__, SystemExit):
+            raise error.__context__ from None
+        raise
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # `usdt trace ... -- COMMAND ARGS...`: what follows `--` is the command's, not usdt's.
@@ -55,7 +67,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv[:1] == ["trace"]:
         # Probe patterns may follow options (`usdt trace app -d app.d 'app:*'`): only
         # parse_intermixed_args() accepts that, and it refuses a parser with subcommands.
-        args = parser.command_parsers["trace"].parse_intermixed_args(argv[1:])
+        args = _parse_intermixed(parser.command_parsers["trace"], argv[1:])
         args.command = "trace"
     else:
         args = parser.parse_args(argv)
