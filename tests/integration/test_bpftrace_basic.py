@@ -7,7 +7,6 @@ test_bpftrace.py reads every program of the integration tests, libraries and pro
 several sites included, which bpftrace before 0.17 does not (see docs/cmake.md, Debian 11).
 """
 
-import re
 import subprocess
 import unittest
 
@@ -21,11 +20,6 @@ PROBES = {"basic:signed__ints": (True, True, True, True), "basic:unsigned__ints"
 # bpftrace 0.11.3 reads a signed argument of 1, 2 or 4 bytes without its sign; 0.17 with it.
 SIGNED_NARROW_SINCE = (0, 17)
 NARROW_SIZES = {0: 8, 1: 16, 2: 32}   # the bits of signed__ints' first three arguments
-
-
-def bpftrace_version():
-    output = subprocess.run(["bpftrace", "--version"], capture_output=True, text=True, check=True).stdout
-    return tuple(int(number) for number in re.search(r"v(\d+)\.(\d+)", output).groups())
 
 
 def script(program: str) -> str:
@@ -48,7 +42,7 @@ class BasicUnderBpftrace(unittest.TestCase):
         self.assertNotIn("guarded off", traced.stdout)
         sent = [line.replace("SENT ", "HIT ", 1) for line in traced.stdout.splitlines() if line.startswith("SENT ")]
         self.assertEqual(len(sent), len(PROBES), traced.stdout)
-        if bpftrace_version() < SIGNED_NARROW_SINCE:
+        if bpftrace_attach.release() < SIGNED_NARROW_SINCE:
             sent = [unsigned_narrow(line) for line in sent]
         self.assertEqual(bpftrace_attach.hit_lines(traced.stdout), sent, traced.stdout + traced.stderr)
 
