@@ -22,6 +22,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -182,12 +183,6 @@ INTERRUPT_DELAYS = (0, 0.005, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5)
 # tracer on the machine shares: with the suite's other tracers at work, bpftraces spent seconds
 # in uninterruptible sleep (perf_uprobe_destroy, wait_rcu_gp).
 INTERRUPTED_TIMEOUT = 300
-# KNOWN BUG, open: under such load a Ctrl-C early in usdt's start-up was lost a few times (3 of 4
-# full runs of December 2: usdt went on to trace, bpftrace attached, until killed minutes later;
-# not reproduced on demand in 250 tries). Where usdt has not ended this long after the first
-# Ctrl-C, the test says so on its output, with what the kernel holds for usdt's signals, and
-# presses Ctrl-C again, as a user would: usdt must then end as after one.
-LOST_CTRL_C_AFTER = 30
 
 
 def _signal_state(pid: int) -> str:
@@ -210,12 +205,14 @@ def interrupted(delay: float, *arguments) -> subprocess.CompletedProcess:
         except ProcessLookupError:
             pass    # done already
         try:
-            output, errors = process.communicate(timeout=LOST_CTRL_C_AFTER)
+            output, errors = process.communicate(timeout=INTERRUPTED_TIMEOUT)
         except subprocess.TimeoutExpired:
-            print(f"\nKNOWN BUG: usdt had not ended {LOST_CTRL_C_AFTER} s after a Ctrl-C {delay} s into its "
-                  f"start ({_signal_state(process.pid)}); Ctrl-C again", file=sys.stderr, flush=True)
-            os.killpg(process.pid, signal.SIGINT)
-            output, errors = _communicate_or_fail(process, delay)
+            # What usdt and every bpftrace were doing (bpftrace runs in a session of its own).
+            processes = subprocess.run(["ps", "-eo", "pid,ppid,sid,stat,wchan:24,etime,args"], capture_output=True,
+                                       text=True).stdout
+            relevant = [line[:200] for line in processes.splitlines() if "usdt" in line or "bpftrace" in line]
+            raise AssertionError(f"usdt did not end {INTERRUPTED_TIMEOUT} s after a Ctrl-C {delay} s into its start "
+                                 f"({_signal_state(process.pid)}):\n" + "\n".join(relevant)) from None
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
@@ -223,16 +220,24 @@ def interrupted(delay: float, *arguments) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(process.args, process.returncode, output, errors)
 
 
-def _communicate_or_fail(process: subprocess.Popen, delay: float):
-    try:
-        return process.communicate(timeout=INTERRUPTED_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        # What usdt and every bpftrace were doing (bpftrace runs in a session of its own).
-        processes = subprocess.run(["ps", "-eo", "pid,ppid,sid,stat,wchan:24,etime,args"], capture_output=True,
-                                   text=True).stdout
-        relevant = [line for line in processes.splitlines() if "usdt" in line or "bpftrace" in line]
-        raise AssertionError(f"usdt did not end {INTERRUPTED_TIMEOUT} s after a second Ctrl-C, {delay} s into its "
-                             f"start:\n" + "\n".join(line[:200] for line in relevant)) from None
+# A module Python imports as it starts (site imports sitecustomize from PYTHONPATH) whose weakref
+# callback gets the Ctrl-C: Python prints and drops what a callback raises, and under load the
+# import system's own callbacks got it (tool.trace in CI, December 2: usdt went on tracing).
+CTRL_C_IN_A_CALLBACK = """
+import os, signal, weakref
+
+class Thing:
+    pass
+
+def callback(reference):
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(1000):
+        pass    # the handler runs here, between two bytecodes
+
+thing = Thing()
+reference = weakref.ref(thing, callback)
+del thing
+"""
 
 
 class TraceTestCase(unittest.TestCase):
@@ -446,6 +451,13 @@ class StartupInterruptTest(TraceTestCase):
                         self.assertEqual(result.stderr, "")
                         self.assertIn("kvcache:fill", result.stdout)
 
+    def test_ctrl_c_in_a_callback_whose_exceptions_python_drops(self):
+        with tempfile.TemporaryDirectory() as directory:
+            Path(directory, "sitecustomize.py").write_text(CTRL_C_IN_A_CALLBACK)
+            for arguments in (("trace", PROGRAMS["kvserver"], "--script"), ("list", PROGRAMS["kvserver"])):
+                with self.subTest(arguments=arguments[0]):
+                    self.assert_interrupted_quietly(usdt(*arguments, environment={"PYTHONPATH": directory}))
+
 
 class FastElfReadingTest(unittest.TestCase):
     """What usdt reads with struct rather than pyelftools, which takes a good part of its
@@ -455,6 +467,7 @@ class FastElfReadingTest(unittest.TestCase):
 
     SCRIPT = """
 import sys
+import tempfile
 from usdttool import elf, libraries
 paths = sys.argv[1:] + [library for path in sys.argv[1:] for library in libraries.shared_libraries(path).paths]
 for path in sorted(set(paths)):
