@@ -6,34 +6,13 @@ USDT_WORD_SIZE), every other type has one size everywhere. The declared type, no
 caller's expression, decides the argument spec.
 """
 
-import enum
 import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import List, Mapping, Sequence
 
 from .errors import GeneratorError, SourceLocation
-
-class Kind(enum.Enum):
-    """What an argument is to a tracer. Each output that spells a kind has a table of its own
-    (the note's below, the C++ API's in header_view.py), so renaming one changes no other."""
-    INTEGER = enum.auto()
-    BOOLEAN = enum.auto()
-    STRING = enum.auto()    # text, read with str()
-    POINTER = enum.auto()   # an address
-
-    @property
-    def note_spelling(self) -> str:
-        """As `.note.usdt` records it: a file format, read by `usdt list` and `usdt trace`."""
-        return NOTE_SPELLINGS[self]
-
-    @classmethod
-    def from_note_spelling(cls, spelling: str) -> "Kind":
-        return _KINDS_BY_NOTE_SPELLING[spelling]
-
-
-NOTE_SPELLINGS = {Kind.INTEGER: "integer", Kind.BOOLEAN: "bool", Kind.STRING: "string", Kind.POINTER: "pointer"}
-_KINDS_BY_NOTE_SPELLING = {spelling: kind for kind, spelling in NOTE_SPELLINGS.items()}
+from .notes import INTEGER_TYPE_NAMES, Kind
 
 
 @dataclass(frozen=True)
@@ -55,8 +34,7 @@ WORD = "word"
 
 # <stdint.h>, <stddef.h> and <sys/types.h> names: (size, signed).
 NAMED_INTEGERS = {
-    "int8_t": (1, True), "int16_t": (2, True), "int32_t": (4, True), "int64_t": (8, True),
-    "uint8_t": (1, False), "uint16_t": (2, False), "uint32_t": (4, False), "uint64_t": (8, False),
+    **{name: size_and_sign for size_and_sign, name in INTEGER_TYPE_NAMES.items()},
     "intptr_t": (WORD, True), "uintptr_t": (WORD, False), "intmax_t": (8, True), "uintmax_t": (8, False),
     "size_t": (WORD, False), "ssize_t": (WORD, True), "ptrdiff_t": (WORD, True),
     "pid_t": (4, True), "uid_t": (4, False), "gid_t": (4, False), "mode_t": (4, False),
