@@ -11,76 +11,76 @@ read the string itself (usdttool/unread_strings.py).
 
 from typing import List
 
-from .model import Argument, Probe
-from .types import Kind
+from .notes import Kind
+from .tracer_probe import TracerArgument, TracerProbe
 
 # The arguments bpftrace 0.17 reads from a usdt probe: arg0..arg5. It rejects arg6..arg9
 # ("x86_64 doesn't support arg6") and knows no arg10.
 BPFTRACE_ARGUMENTS_READ = 6
 
 
-def _bpftrace_format(argument: Argument) -> str:
+def _bpftrace_format(argument: TracerArgument) -> str:
     """In a bpftrace printf format: `%d` would print only the low 32 bits."""
     return {
-        Kind.INTEGER: "%lld" if argument.type.signed else "%llu",
+        Kind.INTEGER: "%lld" if argument.signed else "%llu",
         Kind.BOOLEAN: "%s",
         Kind.STRING: '\\"%s\\"',
         Kind.POINTER: "0x%lx",
-    }[argument.type.kind]
+    }[argument.kind]
 
 
-def _bpftrace_value(argument: Argument, held_strings: bool) -> str:
+def _bpftrace_value(argument: TracerArgument, held_strings: bool) -> str:
     register = f"arg{argument.index}"
     return {
         Kind.INTEGER: register,
         Kind.BOOLEAN: f'{register} ? "true" : "false"',
         Kind.STRING: bpftrace_string_variable(argument) if held_strings else f"str({register})",
         Kind.POINTER: register,
-    }[argument.type.kind]
+    }[argument.kind]
 
 
-def bpftrace_printf_format(probe: Probe) -> str:
+def bpftrace_printf_format(probe: TracerProbe) -> str:
     """Arguments past the ones bpftrace reads print as `name=?`."""
     read, unread = probe.arguments[:BPFTRACE_ARGUMENTS_READ], probe.arguments[BPFTRACE_ARGUMENTS_READ:]
-    fields = [f"{argument.declared_name}={_bpftrace_format(argument)}" for argument in read]
-    fields += [f"{argument.declared_name}=?" for argument in unread]
+    fields = [f"{argument.name}={_bpftrace_format(argument)}" for argument in read]
+    fields += [f"{argument.name}=?" for argument in unread]
     return " ".join(["%llu pid=%d tid=%d", f"{probe.provider}:{probe.name}", *fields]) + "\\n"
 
 
-def bpftrace_printf_arguments(probe: Probe, held_strings: bool = False) -> str:
+def bpftrace_printf_arguments(probe: TracerProbe, held_strings: bool = False) -> str:
     """`nsecs, pid, tid, arg0, str(arg1)`; `held_strings`: `$string1` for `str(arg1)`."""
     values = [_bpftrace_value(argument, held_strings) for argument in probe.arguments[:BPFTRACE_ARGUMENTS_READ]]
     return ", ".join(["nsecs", "pid", "tid", *values])
 
 
-def bpftrace_string_arguments(probe: Probe) -> List[Argument]:
+def bpftrace_string_arguments(probe: TracerProbe) -> List[TracerArgument]:
     """The string arguments bpftrace reads."""
-    return [argument for argument in probe.arguments[:BPFTRACE_ARGUMENTS_READ] if argument.type.kind is Kind.STRING]
+    return [argument for argument in probe.arguments[:BPFTRACE_ARGUMENTS_READ] if argument.kind is Kind.STRING]
 
 
-def bpftrace_string_variable(argument: Argument) -> str:
+def bpftrace_string_variable(argument: TracerArgument) -> str:
     """The variable holding `str(argN)`, read once: what the line prints is what was tested."""
     return f"$string{argument.index}"
 
 
-def _read_empty(argument: Argument) -> str:
+def _read_empty(argument: TracerArgument) -> str:
     # `$s == ""` draws bpftrace 0.17's "Addrspace mismatch" warning; strncmp does not.
     return f'strncmp({bpftrace_string_variable(argument)}, "", 1) == 0'
 
 
-def bpftrace_unread_condition(probe: Probe) -> str:
+def bpftrace_unread_condition(probe: TracerProbe) -> str:
     """Whether some string argument's pointer is not NULL yet its string read as ""."""
     return " || ".join(f"(arg{argument.index} != 0 && {_read_empty(argument)})"
                        for argument in bpftrace_string_arguments(probe))
 
 
-def bpftrace_unread_format(probe: Probe) -> str:
+def bpftrace_unread_format(probe: TracerProbe) -> str:
     """The fields the marked line puts before the hit's line: the probe's address, then each
     string argument's pointer where its string read as "", else 0."""
     return " ".join(["0x%lx"] * (1 + len(bpftrace_string_arguments(probe))))
 
 
-def bpftrace_unread_arguments(probe: Probe) -> str:
+def bpftrace_unread_arguments(probe: TracerProbe) -> str:
     """`reg("ip"), strncmp($string1, "", 1) == 0 ? arg1 : 0`: at a uprobe, the ip register
     holds the probe's address, which gives usdt the probed file's load address."""
     pointers = [f"{_read_empty(argument)} ? arg{argument.index} : 0" for argument in bpftrace_string_arguments(probe)]

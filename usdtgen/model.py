@@ -1,6 +1,7 @@
 """The typed model of a provider file: frozen data, each with its source location and every
 name derived from it (macro, semaphore, C++ identifier, output file). What an output prints
-for it is its view's (header_view.py, bpftrace_view.py, systemtap_view.py, perf_view.py).
+for it is its view's (header_view.py; and bpftrace_view.py, systemtap_view.py, perf_view.py,
+which print a probe as a tracer sees it: Probe.traced(), tracer_probe.py).
 
 `build` turns a syntax tree into the model and runs the semantic checks (checks.py).
 """
@@ -15,6 +16,7 @@ from .checks import (SEMAPHORE_SETTINGS, check_argument_count,
                      check_provider_declares_probes, check_unique)
 from .errors import GeneratorError, SourceLocation
 from .parser import FileSyntax, ParameterSyntax, PragmaSyntax, ProbeSyntax, ProviderSyntax
+from .tracer_probe import TracerArgument, TracerProbe
 
 
 class cached_property:
@@ -79,6 +81,12 @@ class Argument:
     def macro_parameter(self) -> str:
         return f"arg{self.index}"
 
+    def traced(self, pointer_size: int = 8) -> TracerArgument:
+        """As a tracer sees it in a module whose pointers have `pointer_size` bytes."""
+        return TracerArgument(self.index, self.declared_name, self.type.declared, self.type.kind,
+                              self.type.note_size(pointer_size), self.type.signed)
+
+
 @dataclass(frozen=True)
 class Probe:
     provider: str
@@ -112,8 +120,11 @@ class Probe:
         return ", ".join(
             f"{argument.type.declared} {argument.declared_name}".strip() for argument in self.arguments)
 
-
-
+    def traced(self, pointer_size: int = 8) -> TracerProbe:
+        """As a tracer sees it in a module whose pointers have `pointer_size` bytes (only the
+        sizes depend on it: the tracer scripts print the same for any)."""
+        return TracerProbe(self.provider, self.name,
+                           tuple(argument.traced(pointer_size) for argument in self.arguments))
 
 
 @dataclass(frozen=True)

@@ -3,21 +3,21 @@ arguments. Each public function is a Jinja filter of the template. SystemTap han
 64-bit values already sign- or zero-extended from the note's size.
 """
 
-from .model import Argument, Probe
-from .types import Kind
+from .notes import Kind
+from .tracer_probe import TracerArgument, TracerProbe
 
 
-def _systemtap_format(argument: Argument) -> str:
+def _systemtap_format(argument: TracerArgument) -> str:
     """In a SystemTap printf format; user_string_quoted() adds the quotes."""
     return {
-        Kind.INTEGER: "%d" if argument.type.signed else "%u",
+        Kind.INTEGER: "%d" if argument.signed else "%u",
         Kind.BOOLEAN: "%s",
         Kind.STRING: "%s",
         Kind.POINTER: "0x%x",
-    }[argument.type.kind]
+    }[argument.kind]
 
 
-def _systemtap_value(argument: Argument) -> str:
+def _systemtap_value(argument: TracerArgument) -> str:
     """SystemTap numbers a probe's arguments from $arg1."""
     register = f"$arg{argument.index + 1}"
     return {
@@ -25,15 +25,15 @@ def _systemtap_value(argument: Argument) -> str:
         Kind.BOOLEAN: f'{register} ? "true" : "false"',
         Kind.STRING: f"user_string_quoted({register})",
         Kind.POINTER: register,
-    }[argument.type.kind]
+    }[argument.kind]
 
 
-def systemtap_printf_format(probe: Probe) -> str:
-    fields = [f"{argument.declared_name}={_systemtap_format(argument)}" for argument in probe.arguments]
+def systemtap_printf_format(probe: TracerProbe) -> str:
+    fields = [f"{argument.name}={_systemtap_format(argument)}" for argument in probe.arguments]
     return " ".join(["%d pid=%d tid=%d", f"{probe.provider}:{probe.name}", *fields]) + "\\n"
 
 
-def systemtap_printf_arguments(probe: Probe) -> str:
+def systemtap_printf_arguments(probe: TracerProbe) -> str:
     """`ktime_get_ns(), pid(), tid(), $arg1, user_string_quoted($arg2)`"""
     values = [_systemtap_value(argument) for argument in probe.arguments]
     return ", ".join(["ktime_get_ns()", "pid()", "tid()", *values])

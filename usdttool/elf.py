@@ -1,106 +1,29 @@
-"""Reads one ELF file: its probes, from the stapsdt notes (`.note.stapsdt`), with the argument
-names and types of usdt's `.note.usdt` records where they are present and agree with the
-notes; its loadable segments (to find a semaphore in a process's memory); and what the
-dynamic linker needs to find its shared libraries.
-
-The note formats are described in docs/internals.md ("Sections"); stapsdt's is that of
-systemtap's sys/sdt.h (https://sourceware.org/systemtap/wiki/UserSpaceProbeImplementation).
+"""Reads one ELF file: its probes, from its note sections (what the notes say is
+probe_notes.py's); its loadable segments (to find a semaphore in a process's memory); and what
+the dynamic linker needs to find its shared libraries. The headers are read with struct, and
+with pyelftools where they are unusual or damaged.
 """
 
 import contextlib
 import functools
 import importlib
 import os
-import re
 import struct
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
 # pyelftools reads what struct does not here (an unusual or damaged file): a dependency all the
 # same, whose absence the launcher reports as usdt starts. Its ELF reader, a good part of usdt's
 # start-up to import, is imported where a file is read through it (_elf_file).
 import elftools
 
+from . import probe_notes
 from .errors import ToolError
-
-NOTE_TYPE = 3                     # stapsdt's version 3 format
-# usdt's records: type 4 names arguments as the .d file declares them (`class`); type 3, from
-# headers of ABI 6 and before, by their C++ parameter names (`class_`). Both read alike.
-USDT_NOTE_TYPES = (3, 4)
-STAPSDT_OWNER = "stapsdt"
-USDT_OWNER = "usdt"
-KINDS = ("integer", "bool", "string", "pointer")
-
-# An operand may contain spaces (aarch64's `[sp, 40]`): split before each `[-]N@`.
-_SPEC_RE = re.compile(r"(-?)(\d+)(f?)@(.*)", re.DOTALL)
-_SPLIT_RE = re.compile(r"-?\d+f?@.*?(?=\s+-?\d+f?@|\s*$)", re.DOTALL)
+from .probe_notes import Probe
 
 
 class NotELFError(ToolError):
     """The file is not an ELF file at all (a mapped data file, a script)."""
-
-
-@dataclass(frozen=True)
-class ArgumentSpec:
-    """One `[-]SIZE@OPERAND` of a stapsdt note."""
-    text: str                # "-4@%edi"
-    size: int                # 0 when the text is not a spec
-    signed: bool
-    operand: str             # "%edi"
-
-    @property
-    def type_name(self) -> str:
-        """What the spec says of the value: `int32_t`, `uint64_t`, `double`..."""
-        match = _SPEC_RE.fullmatch(self.text)
-        if match and match[3]:
-            return {4: "float", 8: "double"}.get(self.size, f"{self.size}-byte float")
-        if self.size in (1, 2, 4, 8):
-            return f"{'' if self.signed else 'u'}int{self.size * 8}_t"
-        return f"{self.size}-byte value" if self.size else "unknown"
-
-    @property
-    def description(self) -> str:
-        """`-4@%edi` -> `int32_t in %edi`; `4@$5` -> `uint32_t constant 5`; `8@-8(%rbp)` -> `uint64_t at -8(%rbp)`."""
-        operand = self.operand
-        if operand.startswith("$") or re.fullmatch(r"-?\d+", operand):
-            return f"{self.type_name} constant {operand.lstrip('$')}"
-        if operand.startswith("%") or re.fullmatch(r"[a-z][a-z0-9]*", operand):
-            return f"{self.type_name} in {operand}"
-        return f"{self.type_name} at {operand}"
-
-
-@dataclass(frozen=True)
-class Site:
-    address: int             # link-time address of the nop (the note's pc)
-    semaphore: int           # link-time address, 0 when none
-    arguments: Tuple[ArgumentSpec, ...]
-
-
-@dataclass(frozen=True)
-class Argument:
-    """A probe's argument, from .note.usdt when present, else from the notes."""
-    index: int
-    name: str                # declared name, else f"arg{index}"
-    declared_type: str       # declared type, else the <stdint.h> type of the note's size and sign
-    kind: str                # one of KINDS; from the notes only: "integer"
-    size: int
-    signed: bool             # size and sign from the notes
-
-
-@dataclass(frozen=True)
-class Probe:
-    provider: str
-    name: str
-    arguments: Tuple[Argument, ...]
-    sites: Tuple[Site, ...]
-    semaphore: int           # link-time address, 0 when none
-    source_name: Optional[str]   # the .d file named by .note.usdt; None when described by notes only
-
-    @property
-    def signature(self) -> str:
-        """`kvserver:request__start(uint64_t id, const char * key)`."""
-        arguments = ", ".join(f"{argument.declared_type} {argument.name}" for argument in self.arguments)
-        return f"{self.provider}:{self.name}({arguments})"
 
 
 @dataclass(frozen=True)
@@ -339,21 +262,6 @@ def _elf_file(path: str) -> Iterator["elftools.elf.elffile.ELFFile"]:
             raise ToolError(f"{path}: malformed ELF file ({type(error).__name__}: {error})") from None
 
 
-def parse_arguments(text: str) -> Tuple[ArgumentSpec, ...]:
-    """The specs of a stapsdt note's argument string, `-4@%edi 8@%rax`."""
-    text = text.strip()
-    if not text:
-        return ()
-    tokens = _SPLIT_RE.findall(text)
-    if "".join(tokens).replace(" ", "") != text.replace(" ", ""):
-        return (ArgumentSpec(text, 0, False, text),)
-    specs = []
-    for token in tokens:
-        match = _SPEC_RE.fullmatch(token)
-        specs.append(ArgumentSpec(token, int(match[2]), match[1] == "-", match[4]))
-    return tuple(specs)
-
-
 def _module(path: str, elf: "elftools.elf.elffile.ELFFile") -> Module:
     byte_order = "<" if elf.little_endian else ">"
     # pyelftools parses a section's header again at each look: one pass over them all.
@@ -378,7 +286,7 @@ def _fast_module(path: str, file) -> Optional[Module]:
             if offset + size > file_size:
                 return None
             file.seek(offset)
-            notes += _note_entries(file.read(size), alignment, headers.order)
+            notes += probe_notes.note_entries(file.read(size), alignment, headers.order)
     base = next((address for name, _, _, _, _, address, _ in headers.sections if name == ".stapsdt.base"), None)
     segments = tuple(LoadSegment(address, offset, size, bool(flags & _PF_W))
                      for kind, offset, size, address, flags in headers.segments if kind == _PT_LOAD)
@@ -388,29 +296,7 @@ def _fast_module(path: str, file) -> Optional[Module]:
 def _assembled(path: str, notes: Iterable[Tuple[str, bytes]], byte_order: str, elf_class: int,
                base: Optional[int], segments: Tuple[LoadSegment, ...], machine: str) -> Module:
     """The Module of a file's notes (owner, desc), the address of its .stapsdt.base, its loadable segments."""
-    word = "Q" if elf_class == 64 else "I"
-    sites: Dict[Tuple[str, str], List[Site]] = {}
-    records: Dict[Tuple[str, str], List[Tuple[str, ...]]] = {}
-    warnings: List[str] = []
-    for owner, desc in notes:
-        if owner == STAPSDT_OWNER:
-            note = _stapsdt_note(desc, byte_order + 3 * word, base)
-            if note is not None:
-                key, site = note
-                sites.setdefault(key, []).append(site)
-        elif owner == USDT_OWNER:
-            strings = _strings(desc)
-            if strings is None or len(strings) < 3:
-                warnings.append("a malformed .note.usdt record was ignored")
-            else:
-                records.setdefault((strings[0], strings[1]), []).append(strings[2:])
-    probes = []
-    for (provider, name), probe_sites in sorted(sites.items()):
-        probe_sites.sort(key=lambda site: site.address)
-        arguments, source_name, problem = _arguments(probe_sites[0].arguments, records.get((provider, name)))
-        if problem:
-            warnings.append(f"{provider}:{name}: {problem}; argument names and types from the stapsdt notes")
-        probes.append(Probe(provider, name, arguments, tuple(probe_sites), probe_sites[0].semaphore, source_name))
+    probes, warnings = probe_notes.probes(notes, byte_order, elf_class, base)
     page_size = _LARGEST_PAGE_SIZES.get(machine, 4096)
     if _semaphore_shares_a_page(segments, [probe.semaphore for probe in probes if probe.semaphore], page_size):
         warnings.append(SHARED_SEMAPHORE_PAGE)
@@ -440,73 +326,7 @@ def _notes(elf: "elftools.elf.elffile.ELFFile", sections: Sequence["elftools.elf
             continue
         if section["sh_offset"] + section["sh_size"] > file_size:
             raise ValueError(f"section {section.name} runs past the end of the file")
-        yield from _note_entries(section.data(), section["sh_addralign"], byte_order)
-
-
-def _note_entries(data: bytes, section_alignment: int, byte_order: str) -> Iterator[Tuple[str, bytes]]:
-    """(owner, desc) of each stapsdt and usdt note in a note section's `data`."""
-    alignment = 8 if section_alignment == 8 else 4
-    offset = 0
-    while offset + 12 <= len(data):
-        name_size, desc_size, note_type = struct.unpack_from(byte_order + "III", data, offset)
-        name_start = offset + 12
-        desc_start = name_start + _aligned(name_size, alignment)
-        if desc_start + desc_size > len(data):
-            break
-        owner = data[name_start:name_start + name_size].rstrip(b"\0").decode("latin-1")
-        if (owner, note_type) == (STAPSDT_OWNER, NOTE_TYPE) or (owner == USDT_OWNER and note_type in USDT_NOTE_TYPES):
-            yield owner, data[desc_start:desc_start + desc_size]
-        offset = desc_start + _aligned(desc_size, alignment)
-
-
-def _aligned(size: int, alignment: int) -> int:
-    return (size + alignment - 1) // alignment * alignment
-
-
-def _stapsdt_note(desc: bytes, header: str, base_address: Optional[int]) -> Optional[Tuple[Tuple[str, str], Site]]:
-    header_size = struct.calcsize(header)
-    strings = _strings(desc[header_size:])
-    if len(desc) < header_size or strings is None or len(strings) < 3:
-        return None
-    address, base, semaphore = struct.unpack_from(header, desc)
-    # Prelinked or otherwise moved files: the note records where .stapsdt.base was at link time.
-    if base and base_address is not None:
-        address += base_address - base
-    provider, name, arguments = strings[:3]
-    return (provider, name), Site(address, semaphore, parse_arguments(arguments))
-
-
-def _strings(desc: bytes) -> Optional[Tuple[str, ...]]:
-    """The NUL-terminated strings of a note's desc; None unless it is exactly that."""
-    if not desc.endswith(b"\0"):
-        return None
-    try:
-        return tuple(desc[:-1].decode("utf-8").split("\0"))
-    except UnicodeDecodeError:
-        return None
-
-
-def _arguments(specs: Sequence[ArgumentSpec], records: Optional[List[Tuple[str, ...]]]):
-    """(arguments, source name, why the .note.usdt record was set aside or None)."""
-    from_notes = tuple(Argument(index, f"arg{index}", spec.type_name, "integer", spec.size, spec.signed)
-                       for index, spec in enumerate(specs))
-    if not records:
-        return from_notes, None, None
-    if len(set(records)) > 1:
-        return from_notes, None, "its .note.usdt records disagree"
-    source_name, *fields = records[0]
-    if len(fields) % 3 or not source_name:
-        return from_notes, None, "its .note.usdt record is malformed"
-    triples = [tuple(fields[i:i + 3]) for i in range(0, len(fields), 3)]
-    if len(triples) != len(specs):
-        return (from_notes, None, f"its .note.usdt record has {len(triples)} "
-                f"argument{'' if len(triples) == 1 else 's'} and its stapsdt notes {len(specs)}")
-    for name, declared_type, kind in triples:
-        if not name or not declared_type or kind not in KINDS:
-            return from_notes, None, "its .note.usdt record is malformed"
-    arguments = tuple(Argument(index, name, declared_type, kind, spec.size, spec.signed)
-                      for index, ((name, declared_type, kind), spec) in enumerate(zip(triples, specs)))
-    return arguments, source_name, None
+        yield from probe_notes.note_entries(section.data(), section["sh_addralign"], byte_order)
 
 
 def _linkage(elf: "elftools.elf.elffile.ELFFile") -> Linkage:

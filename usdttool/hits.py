@@ -13,8 +13,9 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from usdtgen import bpftrace_view, model
-from usdtgen.types import Kind
+from usdtgen import bpftrace_view
+from usdtgen.notes import Kind
+from usdtgen.tracer_probe import TracerArgument, TracerProbe
 
 RECORD_START = "usdt-hit "
 FIELD_SEPARATOR = "\x1f"
@@ -29,7 +30,7 @@ class TracedProbe:
     number in the program) and its description."""
     number: int
     module: int
-    probe: model.Probe
+    probe: TracerProbe
 
     @property
     def name(self) -> str:
@@ -78,7 +79,7 @@ class RecordReader:
         probe = self.probes[int(words[0])]
         arguments = probe.probe.arguments[:bpftrace_view.BPFTRACE_ARGUMENTS_READ]
         numbers = words[5:]
-        strings_read = [argument for argument in arguments if argument.type.kind is Kind.STRING]
+        strings_read = [argument for argument in arguments if argument.kind is Kind.STRING]
         texts: List[Optional[str]] = tail.split(FIELD_SEPARATOR)
         if len(texts) != 1 + len(strings_read) or len(numbers) != len(arguments):
             texts = [None] * (1 + len(strings_read))    # a string held the separator
@@ -89,7 +90,7 @@ class RecordReader:
         values: List[object] = []
         for argument, number in zip(arguments, numbers):
             value = int(number)
-            kind = argument.type.kind
+            kind = argument.kind
             if kind is Kind.BOOLEAN:
                 values.append(value != 0)
             elif kind is Kind.STRING:
@@ -103,12 +104,12 @@ class RecordReader:
         return Hit(probe, time, pid, tid, process, address, tuple(values))
 
 
-def json_value(argument: model.Argument, value: object) -> object:
+def json_value(argument: TracerArgument, value: object) -> object:
     """Integers as numbers, but beyond 2^53 - 1 as strings of their decimal digits; pointers as
     "0x..." strings; a NULL string as null."""
     if value is None or isinstance(value, (bool, str)):
         return value
-    if argument.type.kind is Kind.POINTER:
+    if argument.kind is Kind.POINTER:
         return f"0x{value:x}"
     return json_integer(value)
 
@@ -121,13 +122,13 @@ def json_integer(value: Optional[int]) -> object:
 def json_value_of(hit: Hit, name: str) -> object:
     """The hit's argument `name`, as JSON writes it."""
     for argument, value in zip(hit.probe.probe.arguments, hit.values):
-        if argument.declared_name == name:
+        if argument.name == name:
             return json_value(argument, value)
     return None
 
 
 def arguments_object(hit: Hit) -> Dict[str, object]:
-    return {argument.declared_name: json_value(argument, value)
+    return {argument.name: json_value(argument, value)
             for argument, value in zip(hit.probe.probe.arguments, hit.values)}
 
 

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from . import elf, libraries, process
+from . import elf, libraries, probe_notes, process
 from .errors import ToolError
 
 JSON_VERSION = 1
@@ -132,7 +132,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
-def _semaphore_text(probe: elf.Probe, semaphores: Optional[Dict[int, process.SemaphoreValue]]) -> str:
+def _semaphore_text(probe: probe_notes.Probe, semaphores: Optional[Dict[int, process.SemaphoreValue]]) -> str:
     if not probe.semaphore:
         return "none"
     text = f"0x{probe.semaphore:x}"
@@ -144,7 +144,7 @@ def _semaphore_text(probe: elf.Probe, semaphores: Optional[Dict[int, process.Sem
     return f"{text} active ({value.value})" if value.active else f"{text} inactive"
 
 
-def _site_text(probe: elf.Probe, site: elf.Site) -> str:
+def _site_text(probe: probe_notes.Probe, site: probe_notes.Site) -> str:
     """`site 0x1189: id uint64_t in %rax, key uint64_t in %rdx`: what each spec says, by argument name."""
     names = [argument.name for argument in probe.arguments]
     names += [f"arg{index}" for index in range(len(names), len(site.arguments))]
@@ -166,7 +166,7 @@ def _json(pid: Optional[int], listed: List[Listed], warnings: List[str]) -> dict
     }
 
 
-def _probe_json(probe: elf.Probe, semaphores: Optional[Dict[int, process.SemaphoreValue]]) -> dict:
+def _probe_json(probe: probe_notes.Probe, semaphores: Optional[Dict[int, process.SemaphoreValue]]) -> dict:
     semaphore = None
     if probe.semaphore:
         value = semaphores.get(probe.semaphore) if semaphores is not None else None
@@ -179,8 +179,8 @@ def _probe_json(probe: elf.Probe, semaphores: Optional[Dict[int, process.Semapho
         "name": probe.name,
         "source": probe.source_name,
         "semaphore": semaphore,
-        "arguments": [{"index": argument.index, "name": argument.name, "type": argument.declared_type,
-                       "kind": argument.kind, "size": argument.size, "signed": argument.signed}
+        "arguments": [{"index": argument.index, "name": argument.name, "type": argument.type_name,
+                       "kind": argument.kind.note_spelling, "size": argument.size, "signed": argument.signed}
                       for argument in probe.arguments],
         "sites": [{"address": site.address,
                    "semaphore": site.semaphore or None,

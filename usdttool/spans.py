@@ -11,8 +11,9 @@ and the timeline (timeline.py) pair by these same rules.
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from usdtgen import bpftrace_view, model
-from usdtgen.types import Kind
+from usdtgen import bpftrace_view
+from usdtgen.notes import Kind
+from usdtgen.tracer_probe import TracerArgument, TracerProbe
 
 from .errors import ToolError
 
@@ -47,11 +48,11 @@ class Histogram:
     argument: str              # latency_ns
 
 
-def _name(probe: model.Probe) -> str:
+def _name(probe: TracerProbe) -> str:
     return f"{probe.provider}:{probe.name}"
 
 
-def conventional_pairs(probes: Sequence[model.Probe]) -> List[Tuple[str, str]]:
+def conventional_pairs(probes: Sequence[TracerProbe]) -> List[Tuple[str, str]]:
     """(start, done) of each pair named by the conventions, in the probes' order."""
     names = {_name(probe) for probe in probes}
     pairs = []
@@ -64,7 +65,7 @@ def conventional_pairs(probes: Sequence[model.Probe]) -> List[Tuple[str, str]]:
     return pairs
 
 
-def parse_span(text: str, probes: Sequence[model.Probe]) -> Tuple[str, str, Optional[str]]:
+def parse_span(text: str, probes: Sequence[TracerProbe]) -> Tuple[str, str, Optional[str]]:
     """`START,DONE[,KEY]` -> (start, done, key or None for the default), each probe known."""
     parts = text.split(",")
     if len(parts) not in (2, 3) or not all(parts):
@@ -76,7 +77,7 @@ def parse_span(text: str, probes: Sequence[model.Probe]) -> Tuple[str, str, Opti
     return start, done, parts[2] if len(parts) == 3 else None
 
 
-def make_span(number: int, start: str, done: str, key: Optional[str], probes: Sequence[model.Probe]) -> Span:
+def make_span(number: int, start: str, done: str, key: Optional[str], probes: Sequence[TracerProbe]) -> Span:
     """The span, its key checked against both probes' arguments (all their copies agree:
     a probe in two files has the same arguments in both, or the trace refuses it earlier)."""
     by_name = {_name(probe): probe for probe in probes}
@@ -92,12 +93,12 @@ def make_span(number: int, start: str, done: str, key: Optional[str], probes: Se
     return Span(number, name, start, done, key)
 
 
-def key_index(probe: model.Probe, key: Optional[str]) -> Optional[int]:
+def key_index(probe: TracerProbe, key: Optional[str]) -> Optional[int]:
     """The index of the key argument in `probe`, None per thread."""
     return None if key is None else _key_argument(probe, key).index
 
 
-def parse_histogram(number: int, text: str, probes: Sequence[model.Probe]) -> Histogram:
+def parse_histogram(number: int, text: str, probes: Sequence[TracerProbe]) -> Histogram:
     """`PROBE:ARGUMENT` -> the histogram, the argument an integer bpftrace reads."""
     probe_text, _, argument = text.rpartition(":")
     if ":" not in probe_text or not argument:
@@ -106,17 +107,17 @@ def parse_histogram(number: int, text: str, probes: Sequence[model.Probe]) -> Hi
     name = _probe_name(probe_text, probes, "--histogram")
     probe = next(probe for probe in probes if _name(probe) == name)
     found = _argument(probe, argument, "--histogram")
-    if found.type.kind is not Kind.INTEGER:
-        raise ToolError(f"--histogram {text}: {argument} is a {found.type.kind.note_spelling}; "
+    if found.kind is not Kind.INTEGER:
+        raise ToolError(f"--histogram {text}: {argument} is a {found.kind.note_spelling}; "
                         f"a histogram counts integers")
     return Histogram(number, name, argument)
 
 
-def histogram_index(probe: model.Probe, histogram: Histogram) -> int:
+def histogram_index(probe: TracerProbe, histogram: Histogram) -> int:
     return _argument(probe, histogram.argument, "--histogram").index
 
 
-def _probe_name(text: str, probes: Sequence[model.Probe], option: str) -> str:
+def _probe_name(text: str, probes: Sequence[TracerProbe], option: str) -> str:
     """A probe's full name from `provider:probe`, or `probe` alone where only one has it."""
     names = list(dict.fromkeys(_name(probe) for probe in probes))
     if text in names:
@@ -129,10 +130,10 @@ def _probe_name(text: str, probes: Sequence[model.Probe], option: str) -> str:
     raise ToolError(f"{option}: {problem}; the probes: {' '.join(sorted(names))}")
 
 
-def _argument(probe: model.Probe, name: str, option: str) -> model.Argument:
-    found = next((argument for argument in probe.arguments if argument.declared_name == name), None)
+def _argument(probe: TracerProbe, name: str, option: str) -> TracerArgument:
+    found = next((argument for argument in probe.arguments if argument.name == name), None)
     if found is None:
-        names = ", ".join(argument.declared_name for argument in probe.arguments) or "none"
+        names = ", ".join(argument.name for argument in probe.arguments) or "none"
         raise ToolError(f"{option}: {_name(probe)} has no argument {name} (its arguments: {names})")
     if found.index >= bpftrace_view.BPFTRACE_ARGUMENTS_READ:
         raise ToolError(f"{option}: {_name(probe)}'s {name} is argument {found.index + 1}; bpftrace reads "
@@ -140,22 +141,22 @@ def _argument(probe: model.Probe, name: str, option: str) -> model.Argument:
     return found
 
 
-def _key_argument(probe: model.Probe, key: str) -> model.Argument:
+def _key_argument(probe: TracerProbe, key: str) -> TracerArgument:
     found = _argument(probe, key, "--span")
-    if found.type.kind is not Kind.INTEGER:
-        raise ToolError(f"--span: {_name(probe)}'s {key} is a {found.type.kind.note_spelling}; "
+    if found.kind is not Kind.INTEGER:
+        raise ToolError(f"--span: {_name(probe)}'s {key} is a {found.kind.note_spelling}; "
                         f"a key is an integer argument (or '{THREAD}')")
     return found
 
 
-def _default_key(start: model.Probe, done: model.Probe) -> Optional[str]:
-    in_done = {argument.declared_name: argument for argument in done.arguments}
+def _default_key(start: TracerProbe, done: TracerProbe) -> Optional[str]:
+    in_done = {argument.name: argument for argument in done.arguments}
     for argument in start.arguments[:bpftrace_view.BPFTRACE_ARGUMENTS_READ]:
-        name = argument.declared_name
+        name = argument.name
         other = in_done.get(name)
         if (name == "id" or name.endswith("_id")) and other is not None \
                 and other.index < bpftrace_view.BPFTRACE_ARGUMENTS_READ \
-                and argument.type.kind is Kind.INTEGER and other.type.kind is Kind.INTEGER:
+                and argument.kind is Kind.INTEGER and other.kind is Kind.INTEGER:
             return name
     return None
 

@@ -20,7 +20,7 @@ import sys
 import tempfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from usdtgen import model
+from usdtgen.tracer_probe import TracerProbe
 
 from . import hits
 from .errors import ToolError, warn
@@ -48,7 +48,7 @@ def checked_path(path: str) -> str:
 
 
 class Timeline:
-    def __init__(self, path: str, spans: Sequence[Span], probes: Sequence[model.Probe]):
+    def __init__(self, path: str, spans: Sequence[Span], probes: Sequence[TracerProbe]):
         self.path = checked_path(path)
         self.spans = spans
         by_name = {f"{probe.provider}:{probe.name}": probe for probe in probes}

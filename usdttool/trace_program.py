@@ -1,22 +1,27 @@
-"""The bpftrace program of `usdt trace`: the probes of the traced files, described by the
-generator's model (from a provider file, else each binary's `.note.usdt` records, else its
-stapsdt notes alone), selected by pattern, printed by the template of the generated scripts.
+"""The bpftrace program of `usdt trace`: the probes of the traced files as a tracer sees them
+(usdtgen/tracer_probe.py: from a provider file's model, else each binary's `.note.usdt`
+records, else its stapsdt notes alone), selected by pattern, printed by the views and the
+template of the generated scripts.
 """
 
 import fnmatch
 import os
 import re
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from usdtgen import bpftrace_view, model, types
-from usdtgen.types import Kind
-from usdtgen.errors import GeneratorError, SourceLocation
+from usdtgen import bpftrace_view
+from usdtgen.errors import GeneratorError
+from usdtgen.notes import Kind
+from usdtgen.tracer_probe import TracerProbe
 
-from . import bpftrace_releases, elf, hits, summaries
+from . import bpftrace_releases, elf, hits, probe_notes, summaries
 from . import spans as spans_module
 from .bpftrace_releases import Release
 from .errors import ToolError, warn
+
+if TYPE_CHECKING:
+    from usdtgen import model
 
 # Names go into the bpftrace program: anything else in a binary's notes could rewrite it.
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -33,12 +38,12 @@ class AttachTarget:
 
 
 # A probe to trace and where its names and types came from.
-Described = Tuple[model.Probe, str]
+Described = Tuple[TracerProbe, str]
 
 
 def describe(modules: Sequence[elf.Module],
               provider_file: Optional[str]) -> List[Tuple[elf.Module, List[Described]]]:
-    """Each module bpftrace can attach to and its probes as the generator's model describes them,
+    """Each module bpftrace can attach to and its probes as a tracer sees them (tracer_probe.py),
     so that the trace prints exactly what the generated scripts print."""
     declared = _declared_probes(provider_file) if provider_file else {}
     attachable = [module for module in modules if bpftrace_releases.attachable(attach_path(module))]
@@ -59,10 +64,9 @@ def describe(modules: Sequence[elf.Module],
                 continue
             declaration = declared.get((probe.provider, probe.name))
             if declaration is not None:
-                _check_declaration_fits(declaration, probe, module)
-                probes.append((declaration, os.path.basename(provider_file)))
+                probes.append((_declared_probe(declaration, probe, module), os.path.basename(provider_file)))
             else:
-                probes.append((_model_probe(probe, module.path), probe.source_name or "the stapsdt notes"))
+                probes.append((_noted_probe(probe), probe.source_name or "the stapsdt notes"))
         described.append((module, probes))
     return described
 
@@ -71,7 +75,7 @@ _HEX = re.compile(r"0[xX][0-9a-fA-F]+")
 _LETTER = re.compile(r"[A-Za-z_]")
 
 
-def _symbol_operand(probe: elf.Probe) -> str:
+def _symbol_operand(probe: probe_notes.Probe) -> str:
     """The first argument spec of `probe` whose operand names a symbol, "" when none does: x86's
     `8@136+mp_(%rip)` (glibc's memory_* probes, from Debian 13's on) or `8@$symbol`."""
     for site in probe.sites:
@@ -91,19 +95,22 @@ def attach_path(module: elf.Module) -> str:
     return os.path.abspath(module.path)
 
 
-def _declared_probes(path: str) -> Dict[Tuple[str, str], model.Probe]:
+def _declared_probes(path: str) -> Dict[Tuple[str, str], "model.Probe"]:
     from usdtgen import pipeline   # only a provider file needs the generator's front end
     return {(probe.provider, probe.name): probe for probe in pipeline.build_model(path).probes}
 
 
-def _check_declaration_fits(declaration: model.Probe, probe: elf.Probe, module: elf.Module) -> None:
-    in_file = [(argument.type.note_size(module.pointer_size), argument.type.signed)
-               for argument in declaration.arguments]
+def _declared_probe(declaration: "model.Probe", probe: probe_notes.Probe, module: elf.Module) -> TracerProbe:
+    """The provider file's declaration of `probe`, as a tracer sees it in `module`; a
+    GeneratorError where the declaration does not fit the module's notes."""
+    declared = declaration.traced(module.pointer_size)
+    in_file = [(argument.size, argument.signed) for argument in declared.arguments]
     in_notes = [(argument.size, argument.signed) for argument in probe.arguments]
     if in_file != in_notes:
         raise GeneratorError(declaration.location,
                              f"{probe.provider}:{probe.name} is declared here with arguments of "
                              f"{_sizes(in_file)}, but {module.path}'s notes say {_sizes(in_notes)}")
+    return declared
 
 
 def _sizes(arguments: Sequence[Tuple[int, bool]]) -> str:
@@ -111,19 +118,11 @@ def _sizes(arguments: Sequence[Tuple[int, bool]]) -> str:
         if arguments else "none"
 
 
-def _model_probe(probe: elf.Probe, module: str) -> model.Probe:
-    """The generator's model of a probe recovered from a binary: its line format is the model's."""
-    location = SourceLocation(module, 0, 0)
-    names = [argument.name if _NAME.fullmatch(argument.name) else f"arg{argument.index}" for argument in probe.arguments]
-    arguments = tuple(
-        model.Argument(argument.index, name,
-                       types.ArgumentType(argument.declared_type, argument.declared_type,
-                                          types.Kind.from_note_spelling(argument.kind), argument.size,
-                                          argument.signed),
-                       location, declared_name=name)
-        for argument, name in zip(probe.arguments, names))
-    return model.Probe(probe.provider, probe.name, arguments, location, has_semaphore=probe.semaphore != 0,
-                       source_name=probe.source_name or "")
+def _noted_probe(probe: probe_notes.Probe) -> TracerProbe:
+    """A probe as its binary's notes describe it, each argument name one bpftrace's printf takes."""
+    arguments = tuple(argument if _NAME.fullmatch(argument.name) else replace(argument, name=f"arg{argument.index}")
+                      for argument in probe.arguments)
+    return replace(probe.traced, arguments=arguments)
 
 
 def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = (),
@@ -134,7 +133,7 @@ def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = 
     full_patterns = {pattern: pattern if ":" in pattern else f"{pattern}:*" for pattern in patterns}
     matched = set()
 
-    def chosen(probe: model.Probe) -> bool:
+    def chosen(probe: TracerProbe) -> bool:
         name = f"{probe.provider}:{probe.name}"
         matching = {pattern for pattern, full in full_patterns.items() if fnmatch.fnmatchcase(name, full)}
         matched.update(matching)
@@ -200,7 +199,7 @@ class ProbePlan:
     histograms: Tuple[Tuple[int, str, bool], ...] = ()   # (aggregate, value, signed)
 
     @property
-    def probe(self) -> model.Probe:
+    def probe(self) -> TracerProbe:
         return self.traced.probe
 
     @property
@@ -273,7 +272,7 @@ def plan(selected, predicate: str, measures: Measures, release: Release, pid: Op
             dones = tuple((span.number, _key(probe, span)) for span in measures.spans if span.done == name)
             histograms = tuple(
                 (histogram.number, f"arg{spans_module.histogram_index(probe, histogram)}",
-                 probe.arguments[spans_module.histogram_index(probe, histogram)].type.signed)
+                 probe.arguments[spans_module.histogram_index(probe, histogram)].signed)
                 for histogram in measures.histograms if histogram.probe == name)
             if not (measures.lines or measures.records or measures.count or starts or dones or histograms):
                 continue
@@ -284,7 +283,7 @@ def plan(selected, predicate: str, measures: Measures, release: Release, pid: Op
     return Plan(tuple(probe_plans), measures.interval, aggregates, os.getpid())
 
 
-def _key(probe: model.Probe, span: spans_module.Span) -> str:
+def _key(probe: TracerProbe, span: spans_module.Span) -> str:
     index = spans_module.key_index(probe, span.key)
     return "tid" if index is None else f"arg{index}"
 
@@ -292,8 +291,8 @@ def _key(probe: model.Probe, span: spans_module.Span) -> str:
 def _record(traced: hits.TracedProbe) -> Tuple[str, str]:
     """The printf of the hit's record (hits.py): format and arguments."""
     arguments = traced.probe.arguments[:bpftrace_view.BPFTRACE_ARGUMENTS_READ]
-    numbers = ["%lld" if argument.type.signed else "%llu" for argument in arguments]
-    strings = [argument for argument in arguments if argument.type.kind is Kind.STRING]
+    numbers = ["%lld" if argument.signed else "%llu" for argument in arguments]
+    strings = [argument for argument in arguments if argument.kind is Kind.STRING]
     separator, end = "\\037", "\\036\\n"
     text_format = " ".join([f"{hits.RECORD_START}{traced.number} %llu %d %d 0x%lx", *numbers]) \
         + "".join([separator + "%s"] * (1 + len(strings))) + end

@@ -21,10 +21,11 @@ import os
 import re
 from typing import Dict, Optional, Sequence, Tuple
 
-from usdtgen import bpftrace_view, model
-from usdtgen.types import Kind
+from usdtgen import bpftrace_view
+from usdtgen.notes import Kind
+from usdtgen.tracer_probe import TracerProbe
 
-from . import elf
+from . import elf, probe_notes
 
 MARKER = "usdt-trace-unread"
 
@@ -47,12 +48,12 @@ def _string_size() -> int:
 class UnreadStrings:
     """Rewrites the marked lines of the program tracing `selected` (trace_program.select())."""
 
-    def __init__(self, selected: Sequence[Tuple[elf.Module, Sequence[Tuple[model.Probe, str]]]]):
+    def __init__(self, selected: Sequence[Tuple[elf.Module, Sequence[Tuple[TracerProbe, str]]]]):
         self._modules = [(module, _probes(module, probes)) for module, probes in selected]
         self._max_length = _string_size() - 1
         self._encoding = locale.getpreferredencoding(False)   # how supervisor.py reads bpftrace's lines
 
-    def add(self, selected: Sequence[Tuple[elf.Module, Sequence[Tuple[model.Probe, str]]]]) -> None:
+    def add(self, selected: Sequence[Tuple[elf.Module, Sequence[Tuple[TracerProbe, str]]]]) -> None:
         """The modules of another program of the same trace, numbered after those it knows
         (trace_program.plan()'s `first_module`)."""
         self._modules.extend((module, _probes(module, probes)) for module, probes in selected)
@@ -101,20 +102,20 @@ class UnreadStrings:
             return None
         return "" if value is None else value.decode(self._encoding, "backslashreplace")
 
-    def _string(self, pid: int, module: elf.Module, sites: elf.Probe, ip: int, pointer: int) -> str:
+    def _string(self, pid: int, module: elf.Module, sites: probe_notes.Probe, ip: int, pointer: int) -> str:
         """The string at `pointer` as the line prints it."""
         value = self._value(pid, module, sites, ip, pointer)
         if value is _UNREADABLE:
             return f"<unreadable:0x{pointer:x}>"
         return '""' if value is None else self._quoted(value)
 
-    def _value(self, pid: int, module: elf.Module, sites: elf.Probe, ip: int, pointer: int):
+    def _value(self, pid: int, module: elf.Module, sites: probe_notes.Probe, ip: int, pointer: int):
         """The string's bytes, _UNREADABLE, or None when what bpftrace read stands."""
         in_process = self._read_process(pid, pointer)    # first: this maps its pages for later hits
         in_file = self._read_file(module, sites, ip, pointer)
         return in_file if in_file is not None else in_process
 
-    def _read_file(self, module: elf.Module, sites: elf.Probe, ip: int, pointer: int) -> Optional[bytes]:
+    def _read_file(self, module: elf.Module, sites: probe_notes.Probe, ip: int, pointer: int) -> Optional[bytes]:
         """The string from the probed file when `pointer` is in one of its read-only segments."""
         # The file is loaded at a page-aligned offset; two sites a whole number of pages apart
         # would leave it unknown.
@@ -169,7 +170,7 @@ class UnreadStrings:
 
 
 def _probes(module: elf.Module,
-            described: Sequence[Tuple[model.Probe, str]]) -> Dict[str, Tuple[model.Probe, elf.Probe]]:
+            described: Sequence[Tuple[TracerProbe, str]]) -> Dict[str, Tuple[TracerProbe, probe_notes.Probe]]:
     """`provider:name` -> the probe as the line prints it, and as the file has it (its sites)."""
     in_file = {(probe.provider, probe.name): probe for probe in module.probes}
     return {f"{probe.provider}:{probe.name}": (probe, in_file[probe.provider, probe.name]) for probe, _ in described}
@@ -190,17 +191,17 @@ def _mapping(pid: int, address: int) -> Optional[Tuple[int, str]]:
     return 0, ""
 
 
-def _line_pattern(probe: model.Probe, unread: Dict[int, int]) -> "re.Pattern[str]":
+def _line_pattern(probe: TracerProbe, unread: Dict[int, int]) -> "re.Pattern[str]":
     """The probe's hit line, each argument's value a group `argumentN`; the strings in `unread`
     read as `""`, any other string, as bpftrace prints it, anything between quotes."""
     read = probe.arguments[:bpftrace_view.BPFTRACE_ARGUMENTS_READ]
     pattern = r"\d+ pid=\d+ tid=\d+ " + re.escape(f"{probe.provider}:{probe.name}")
     for argument in read:
-        if argument.type.kind is not Kind.STRING:
+        if argument.kind is not Kind.STRING:
             value = r"\S*"
         else:
             value = '""' if argument.index in unread else '".*"'
-        pattern += f" {re.escape(argument.declared_name)}=(?P<argument{argument.index}>{value})"
+        pattern += f" {re.escape(argument.name)}=(?P<argument{argument.index}>{value})"
     for argument in probe.arguments[len(read):]:
-        pattern += f" {re.escape(argument.declared_name)}=\\?"
+        pattern += f" {re.escape(argument.name)}=\\?"
     return re.compile(pattern + "\n?", re.DOTALL)

@@ -21,7 +21,9 @@ if importlib.util.find_spec("elftools") is None and sys.executable != SYSTEM_PYT
                                                                                                    os.X_OK):
     os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, *sys.argv])
 
-from usdttool import bpftrace_releases, elf, trace_program  # noqa: E402
+from usdtgen.notes import Kind  # noqa: E402
+from usdtgen.tracer_probe import TracerArgument  # noqa: E402
+from usdttool import bpftrace_releases, elf, probe_notes, trace_program  # noqa: E402
 from usdttool.errors import ToolError
 
 RELEASE_017 = bpftrace_releases.Release((0, 17, 0))
@@ -82,11 +84,12 @@ class NoiseTest(unittest.TestCase):
             self.assertFalse(bpftrace_releases.is_noise(line), line)
 
 
-def probe(provider: str, name: str, *specs: str) -> elf.Probe:
-    arguments = elf.parse_arguments(" ".join(specs)) if specs else ()
-    return elf.Probe(provider, name, tuple(elf.Argument(index, f"arg{index}", spec.type_name, "integer", spec.size,
-                                                        spec.signed) for index, spec in enumerate(arguments)),
-                     (elf.Site(0x1000, 0, arguments),), 0, None)
+def probe(provider: str, name: str, *specs: str) -> probe_notes.Probe:
+    arguments = probe_notes.parse_arguments(" ".join(specs)) if specs else ()
+    return probe_notes.Probe(provider, name, tuple(TracerArgument(index, f"arg{index}", spec.type_name, Kind.INTEGER,
+                                                                  spec.size, spec.signed)
+                                                   for index, spec in enumerate(arguments)),
+                             (probe_notes.Site(0x1000, 0, arguments),), 0, None)
 
 
 class UnreadableArgumentTest(unittest.TestCase):

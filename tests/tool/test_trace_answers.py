@@ -24,8 +24,8 @@ import usdt_testing
 from usdt_testing import require_tracer
 
 from usdttool import distribution, hits, summaries
-from usdtgen import model, types
-from usdtgen.errors import SourceLocation
+from usdtgen.notes import Kind
+from usdtgen.tracer_probe import TracerArgument, TracerProbe
 
 OPTIONS = None
 PROGRAMS: Dict[str, str] = {}
@@ -101,15 +101,9 @@ class UnitTest(unittest.TestCase):
         self.assertEqual(reader.feed("1 pid=1 tid=1 a:b\n"), (False, None))
 
     def test_records_with_any_string(self):
-        location = SourceLocation("t.d", 1, 1)
-
-        def argument(index, name, kind, size, signed):
-            return model.Argument(index, name, types.ArgumentType(name, name, kind, size, signed), location,
-                                  declared_name=name)
-        probe = model.Probe("p", "n", (argument(0, "id", types.Kind.INTEGER, 8, False),
-                                       argument(1, "text", types.Kind.STRING, 8, False),
-                                       argument(2, "delta", types.Kind.INTEGER, 8, True)), location,
-                            has_semaphore=False, source_name="")
+        probe = TracerProbe("p", "n", (TracerArgument(0, "id", "uint64_t", Kind.INTEGER, 8, False),
+                                       TracerArgument(1, "text", "char *", Kind.STRING, 8, False),
+                                       TracerArgument(2, "delta", "int64_t", Kind.INTEGER, 8, True)))
         reader = hits.RecordReader([hits.TracedProbe(0, 0, probe)], lambda *_: "from memory")
 
         def feed(*lines):
