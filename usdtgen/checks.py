@@ -1,21 +1,24 @@
 """The semantic checks of a provider file, each named after what it checks; model.build() runs
-them. Each raises GeneratorError at the declaration that breaks it."""
+them. Each raises GeneratorError at the declaration that breaks it. They read the parser's
+syntax, or plain data the model hands them (names and where they are declared), not the model
+itself, which imports them."""
 
 import re
-from typing import TYPE_CHECKING, Dict, Iterable, Set, Tuple
+from typing import Dict, Iterable, Set, Tuple
 
 from . import types
 from .errors import GeneratorError, SourceLocation
 from .parser import FileSyntax, PragmaSyntax, ProbeSyntax, ProbeTargetSyntax, ProviderSyntax
-
-if TYPE_CHECKING:
-    from .model import Probe, Provider, ProviderFile, Typedefs
 
 # The most arguments sys/sdt.h and libbpf read.
 MAX_ARGUMENTS = 12
 
 # `#pragma usdt SETTING provider:probe...` -> whether the probes named get a semaphore.
 SEMAPHORE_SETTINGS = {"semaphore": True, "no_semaphore": False}
+
+# What one declaration generates: what it is (`probe 'myapp:tick'`), where it is declared, and
+# the names the generated code gives it.
+Generated = Tuple[str, SourceLocation, Tuple[str, ...]]
 
 
 def check_file_declares_providers(syntax: FileSyntax, path: str) -> None:
@@ -71,21 +74,18 @@ def check_unique(named: Iterable[Tuple[str, SourceLocation]], what: str, scope: 
         first_seen[name] = location
 
 
-def check_generated_names_unique(model: "ProviderFile") -> None:
+def check_generated_names_unique(probes: Iterable[Generated]) -> None:
     """Distinct probes that would generate the same macro, semaphore or C++ function
     (`a__b` and `a_b`; `foo` and `foo_enabled`; providers `delete` and `delete_`)."""
-    owners: Dict[str, "Probe"] = {}
-    for provider in model.providers:
-        namespace = provider.cxx_namespace
-        for probe in provider.probes:
-            for name in (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name,
-                         f"{namespace}::{probe.cxx_name}"):
-                other = owners.setdefault(name, probe)
-                if other is not probe:
-                    raise GeneratorError(
-                        probe.location,
-                        f"probe '{probe.provider}:{probe.name}' and probe '{other.provider}:{other.name}' "
-                        f"(declared at {other.location}) would both generate '{name}'; rename one of them")
+    owners: Dict[str, Tuple[int, str, SourceLocation]] = {}
+    for number, (what, location, names) in enumerate(probes):
+        for name in names:
+            other_number, other, other_location = owners.setdefault(name, (number, what, location))
+            if other_number != number:
+                raise GeneratorError(
+                    location,
+                    f"{what} and {other} (declared at {other_location}) would both generate '{name}'; "
+                    "rename one of them")
 
 
 # Macros the generated header's includes (<stdint.h>, <stddef.h>, <stdbool.h>, usdt/usdt.h)
@@ -102,40 +102,33 @@ _DEFINED_MACROS = re.compile(
 _RESERVED_NAMESPACES = re.compile(r"std[0-9]*|posix")
 
 
-def check_provider_namespace_not_reserved(provider: "Provider") -> None:
+def check_provider_namespace_not_reserved(provider: str, namespace: str, location: SourceLocation) -> None:
     """The C++ API puts a provider's functions in `namespace PROVIDER`, where a program may not
     declare anything if the standard reserves that namespace."""
-    if _RESERVED_NAMESPACES.fullmatch(provider.cxx_namespace):
-        raise GeneratorError(provider.location, f"provider '{provider.name}' would generate namespace "
-                                                f"'{provider.cxx_namespace}', which the C++ standard reserves "
-                                                "(std, std followed by digits, posix); rename it")
+    if _RESERVED_NAMESPACES.fullmatch(namespace):
+        raise GeneratorError(location, f"provider '{provider}' would generate namespace "
+                                       f"'{namespace}', which the C++ standard reserves "
+                                       "(std, std followed by digits, posix); rename it")
 
 
-def check_generated_names_free(model: "ProviderFile", typedefs: "Typedefs") -> None:
+def check_generated_names_free(named: Iterable[Generated], typedef_names: Iterable[str]) -> None:
     """Every name the generated code declares is free for it to take: not reserved for the C
     implementation or by the C++ standard, not a macro or a type the header sees, not the
     runtime header's own (`provider usdt` would add to its namespace `usdt`, an argument
     `_usdt_slot` would hide its type in a C++ API function)."""
-    types_seen = set(types.NAMED_INTEGERS) | set(typedefs)
-    for provider in model.providers:
-        check_provider_namespace_not_reserved(provider)
-        named = [(f"provider '{provider.name}'", provider.location, (provider.cxx_namespace,))]
-        named += [(f"probe '{probe.provider}:{probe.name}'", probe.location,
-                   (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name, probe.cxx_name)) for probe in provider.probes]
-        named += [(f"argument '{argument.name}'", argument.location, (argument.name,))
-                  for probe in provider.probes for argument in probe.arguments]
-        for what, location, generated_names in named:
-            for generated in generated_names:
-                if re.match(r"_[A-Z_]", generated):
-                    raise GeneratorError(location, f"{what} would generate '{generated}', a name reserved "
-                                                   "for the C implementation (it starts with '__' or '_' and a "
-                                                   "capital letter); rename it")
-                if _DEFINED_MACROS.fullmatch(generated):
-                    raise GeneratorError(location, f"{what} would generate '{generated}', which the generated "
-                                                   "header's includes or the compiler define as a macro; rename it")
-                if generated in types_seen:
-                    raise GeneratorError(location, f"{what} would generate '{generated}', the name of a type "
-                                                   "the generated code uses; rename it")
-                if generated == "usdt" or generated.startswith("_usdt"):
-                    raise GeneratorError(location, f"{what} would generate '{generated}', a name the generated "
-                                                   "header uses itself; rename it")
+    types_seen = set(types.NAMED_INTEGERS) | set(typedef_names)
+    for what, location, generated_names in named:
+        for generated in generated_names:
+            if re.match(r"_[A-Z_]", generated):
+                raise GeneratorError(location, f"{what} would generate '{generated}', a name reserved "
+                                               "for the C implementation (it starts with '__' or '_' and a "
+                                               "capital letter); rename it")
+            if _DEFINED_MACROS.fullmatch(generated):
+                raise GeneratorError(location, f"{what} would generate '{generated}', which the generated "
+                                               "header's includes or the compiler define as a macro; rename it")
+            if generated in types_seen:
+                raise GeneratorError(location, f"{what} would generate '{generated}', the name of a type "
+                                               "the generated code uses; rename it")
+            if generated == "usdt" or generated.startswith("_usdt"):
+                raise GeneratorError(location, f"{what} would generate '{generated}', a name the generated "
+                                               "header uses itself; rename it")

@@ -7,13 +7,13 @@ which print a probe as a tracer sees it: Probe.traced(), tracer_probe.py).
 """
 
 from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Dict, List, Tuple
 
 from . import types
-from .checks import (SEMAPHORE_SETTINGS, check_argument_count,
-                     check_file_declares_providers, check_file_name_quotable, check_generated_names_free,
-                     check_generated_names_unique, check_pragma_setting_known, check_pragma_target_declared,
-                     check_provider_declares_probes, check_unique)
+from .checks import (SEMAPHORE_SETTINGS, Generated, check_argument_count, check_file_declares_providers,
+                     check_file_name_quotable, check_generated_names_free, check_generated_names_unique,
+                     check_pragma_setting_known, check_pragma_target_declared, check_provider_declares_probes,
+                     check_provider_namespace_not_reserved, check_unique)
 from .errors import GeneratorError, SourceLocation
 from .parser import FileSyntax, ParameterSyntax, PragmaSyntax, ProbeSyntax, ProviderSyntax
 from .tracer_probe import TracerArgument, TracerProbe
@@ -188,9 +188,28 @@ def build(syntax: FileSyntax, source_name: str, path: str, semaphores: bool = Tr
     typedefs = {typedef.name: typedef.type_words for typedef in syntax.typedefs}
     providers = tuple(_provider(provider, has_semaphore, typedefs, source_name) for provider in syntax.providers)
     model = ProviderFile(source_name, _stem(source_name), providers)
-    check_generated_names_unique(model)
-    check_generated_names_free(model, typedefs)
+    check_generated_names_unique((_what(probe), probe.location, (
+        probe.macro_name, probe.enabled_macro_name, probe.semaphore_name, f"{provider.cxx_namespace}::{probe.cxx_name}"))
+        for provider in providers for probe in provider.probes)
+    for provider in providers:
+        check_provider_namespace_not_reserved(provider.name, provider.cxx_namespace, provider.location)
+        check_generated_names_free(_generated_names(provider), typedefs)
     return model
+
+
+def _what(probe: Probe) -> str:
+    return f"probe '{probe.provider}:{probe.name}'"
+
+
+def _generated_names(provider: Provider) -> List[Generated]:
+    """Each name the provider's declarations generate in the header, with what declares it."""
+    named = [(f"provider '{provider.name}'", provider.location, (provider.cxx_namespace,))]
+    named += [(_what(probe), probe.location,
+               (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name, probe.cxx_name))
+              for probe in provider.probes]
+    named += [(f"argument '{argument.name}'", argument.location, (argument.name,))
+              for probe in provider.probes for argument in probe.arguments]
+    return named
 
 
 def _semaphore_flavours(syntax: FileSyntax, default: bool) -> Dict[Tuple[str, str], bool]:
