@@ -12,8 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from . import VERSION, files, pipeline, preprocess, render
-from .errors import GeneratorError
+from . import VERSION, errors, files, pipeline, render
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -32,14 +31,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         defines = any(option.startswith(("-D", "-U")) for option in arguments.cpp_options)
         try:
             texts = pipeline.generate(arguments.input, arguments.cc or ["cc"], cpp_options, not arguments.no_semaphores,
-                             always_preprocess=defines, kinds=tuple(outputs))
-        except GeneratorError as error:
+                                      always_preprocess=defines, kinds=tuple(outputs)).outputs
+        except errors.FAILURES as failure:
             _remove(removed_on_error)
-            print(error, file=sys.stderr)
-            return 1
-        except preprocess.PreprocessorFailed as failure:
-            _remove(removed_on_error)
-            sys.stderr.write(failure.diagnostics)
+            errors.report(failure)
             return 1
         writes = [(path, texts[kind]) for kind, path in outputs.items()]
         if arguments.depfile:

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple
 
-from . import VERSION, files, pipeline, preprocess, render
-from .errors import GeneratorError, SourceLocation
+from . import VERSION, errors, files, pipeline
+from .errors import SourceLocation
 
 PROGRAM = "usdt-dtrace"
 
@@ -207,24 +207,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     output = invocation.output_path
     try:
-        provider_file = pipeline.build_model(invocation.provider_file, invocation.preprocessor,
-                                        invocation.preprocessor_options,
-                                        always_preprocess=invocation.always_preprocess, providers_required=False)
-        if not provider_file.providers:
+        generated = pipeline.generate(invocation.provider_file, invocation.preprocessor,
+                                      invocation.preprocessor_options, always_preprocess=invocation.always_preprocess,
+                                      kinds=("header",), providers_required=False)
+        if not generated.model.providers:
             # As systemtap's dtrace, a warning: configure scripts test whether -G works on `BEGIN{}`.
             print(f"{SourceLocation(invocation.provider_file, 1, 1)}: warning: no provider declared; "
                   f"the {invocation.mode} defines no probes", file=sys.stderr)
-        header = render.render(provider_file, ("header",))["header"]
+        header = generated.outputs["header"]
         if invocation.mode == "header":
             files.write_atomically(output, header)
         else:
             build_object(header, output, invocation)
-    except GeneratorError as error:
-        print(error, file=sys.stderr)
-    except preprocess.PreprocessorFailed as failure:
-        preprocessor = " ".join(invocation.preprocessor)
-        sys.stderr.write(failure.diagnostics or f"{PROGRAM}: error: the C preprocessor '{preprocessor}' "
-                                                f"failed on {invocation.provider_file}\n")
+    except errors.FAILURES as failure:
+        errors.report(failure)
     except ObjectFailed as failure:
         print(f"{PROGRAM}: error: {failure}", file=sys.stderr)
     except OSError as error:

@@ -1,6 +1,10 @@
-"""Source locations and the one error type the generator reports."""
+"""Source locations, the errors the generator reports (GeneratorError, and PreprocessorFailed
+for the preprocessor's own diagnostics), and the one way every entry point reports them
+(report())."""
 
+import sys
 from dataclasses import dataclass
+from typing import Optional, TextIO
 
 
 @dataclass(frozen=True)
@@ -27,3 +31,26 @@ class GeneratorError(Exception):
         super().__init__(f"{location}: error: {message}")
         self.location = location
         self.message = message
+
+
+class PreprocessorFailed(Exception):
+    """The preprocessor rejected the file and printed why (preprocess.py)."""
+
+    def __init__(self, diagnostics: str):
+        super().__init__(diagnostics)
+        self.diagnostics = diagnostics
+
+
+# What the generator raises for a problem in the user's input: every entry point catches these
+# (the command line, usdt-dtrace, usdt trace -d) and report()s them.
+FAILURES = (GeneratorError, PreprocessorFailed)
+
+
+def report(failure: Exception, stream: Optional[TextIO] = None) -> None:
+    """Writes one of FAILURES to `stream` (standard error): `file:line:col: error: message`, or
+    the preprocessor's diagnostics, which end with a line that says where too."""
+    stream = sys.stderr if stream is None else stream
+    if isinstance(failure, PreprocessorFailed):
+        stream.write(failure.diagnostics)
+    else:
+        stream.write(f"{failure}\n")

@@ -1,9 +1,11 @@
 """The generator's pipeline, which every entry point calls (the command line, usdt-dtrace and
-usdt trace): read the provider file, preprocess it when it needs it, tokenize, parse, build
-the checked model, render the outputs.
+usdt trace -d): read the provider file, preprocess it when it needs it, tokenize, parse, build
+the checked model, render the outputs. What goes wrong is raised as one of errors.FAILURES,
+which the entry points report with errors.report().
 """
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Sequence
 
@@ -11,16 +13,24 @@ from . import lexer, model, parser, preprocess, render
 from .errors import GeneratorError, SourceLocation
 
 
+@dataclass(frozen=True)
+class Generated:
+    model: model.ProviderFile
+    outputs: Dict[str, str]      # output kind (a key of render.TEMPLATES) -> its text
+
+
 def generate(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
-             always_preprocess: bool = False, kinds: Iterable[str] = tuple(render.TEMPLATES)) -> Dict[str, str]:
-    """Returns the rendered outputs of `kinds` (keys of render.TEMPLATES) for the provider file
-    at `path`. Raises GeneratorError. The other parameters are build_model()'s."""
-    return render.render(build_model(path, compiler, cpp_options, semaphores, always_preprocess), kinds)
+             always_preprocess: bool = False, kinds: Iterable[str] = tuple(render.TEMPLATES),
+             providers_required: bool = True) -> Generated:
+    """The model of the provider file at `path` and its rendered outputs of `kinds`. Raises one
+    of errors.FAILURES. The other parameters are build_model()'s."""
+    provider_file = build_model(path, compiler, cpp_options, semaphores, always_preprocess, providers_required)
+    return Generated(provider_file, render.render(provider_file, kinds))
 
 
 def build_model(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
                 always_preprocess: bool = False, providers_required: bool = True) -> model.ProviderFile:
-    """The checked model of the provider file at `path`. Raises GeneratorError.
+    """The checked model of the provider file at `path`. Raises one of errors.FAILURES.
 
     `compiler`: the command, in words, that preprocesses a file with directives.
     `semaphores`: whether probes that no `#pragma usdt` names get a semaphore.

@@ -10,7 +10,7 @@ import re
 import subprocess
 from typing import Dict, Iterator, List, Sequence, Tuple
 
-from .errors import GeneratorError, SourceLocation
+from .errors import GeneratorError, PreprocessorFailed, SourceLocation
 from .lexer import IDENTIFIER, Token
 
 # Any directive but `#pragma D ...` and `#pragma usdt ...`, which the lexer reads itself.
@@ -47,13 +47,6 @@ def preprocess(path: str, compiler: Sequence[str], options: Sequence[str]) -> st
         raise PreprocessorFailed(diagnostics)
     return result.stdout
 
-
-class PreprocessorFailed(Exception):
-    """The preprocessor rejected the file and printed why."""
-
-    def __init__(self, diagnostics: str):
-        super().__init__(diagnostics)
-        self.diagnostics = diagnostics
 
 
 def restore_columns(tokens: Iterator[Token]) -> Iterator[Token]:

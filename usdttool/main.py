@@ -11,8 +11,7 @@ import sys
 from typing import List, Optional
 
 from . import listing, trace
-from usdtgen import VERSION
-from usdtgen.errors import GeneratorError
+from usdtgen import VERSION, errors
 
 from .errors import ToolError
 
@@ -82,9 +81,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except ToolError as error:
         sys.stderr.write(f"{PROGRAM}: error: {error}\n")
         return 1
-    except GeneratorError as error:
-        # A provider file's problem, where it is: `file:line:col: error: message`.
-        sys.stderr.write(f"{error}\n")
+    except errors.FAILURES as failure:
+        # A provider file's problem (-d), where it is: `file:line:col: error: message`.
+        errors.report(failure)
         return 1
     except KeyboardInterrupt:
         return 130

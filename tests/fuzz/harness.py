@@ -147,7 +147,7 @@ def _serve(connection, directory: Path, memory_limit: int) -> None:
             path.write_bytes(data)
             rendered.clear()
             try:
-                texts = pipeline.generate(str(path), semaphores=semaphores)
+                texts = pipeline.generate(str(path), semaphores=semaphores).outputs
                 result = ("generated", "", texts, describe(rendered[-1]))
             except errors.GeneratorError as error:
                 result = ("error", str(error), {}, [])

@@ -29,7 +29,7 @@ import json, resource, sys
 resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
 from usdtgen import errors, pipeline, preprocess
 try:
-    texts = pipeline.generate(sys.argv[1])
+    texts = pipeline.generate(sys.argv[1]).outputs
     outcome, detail = "generated", str(sum(map(len, texts.values())))
 except errors.GeneratorError as error:
     outcome, detail = "error", str(error)
