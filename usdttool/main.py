@@ -16,6 +16,10 @@ from usdtgen import VERSION, errors
 from .errors import ToolError
 
 PROGRAM = "usdt"
+# Imported only where they are needed: Jinja2 renders `usdt trace`'s program
+# (trace_program.program()) and is a good part of usdt's start-up, which `usdt list` does
+# without. The launcher (bin/launcher.in) looks for them as it starts.
+LATER_IMPORTS = ("jinja2",)
 
 
 class _ArgumentParser(argparse.ArgumentParser):

@@ -358,6 +358,19 @@ class ErrorTest(ListTestCase):
         self.assertRegex(result.stderr, r"^usdt: error: \S+ cannot import elftools "
                          r"\(Debian/Ubuntu: apt-get install python3-pyelftools\)\n\Z")
 
+    def test_listing_never_imports_jinja2(self):
+        # Jinja2, a good part of usdt's start-up, renders `usdt trace`'s program alone: a Jinja2
+        # that fails to import changes nothing here.
+        fake = self.work_directory() / "unimportable-modules"
+        (fake / "jinja2").mkdir(parents=True)
+        (fake / "jinja2" / "__init__.py").write_text(
+            'raise ImportError("usdt list imported jinja2", name="jinja2")\n')
+        kvserver = PROGRAMS["kvserver"]
+        self.assert_lists(usdt("list", kvserver, environment={"PYTHONPATH": str(fake)}),
+                          [f"{kvserver}: {KVSERVER_HEADING}", *kvserver_table(kvserver)])
+        result = usdt("list", "--json", "--libraries", kvserver, environment={"PYTHONPATH": str(fake)})
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+
     def test_a_python3_shim_on_path_is_not_started(self):
         # A version manager's shim first on PATH cost each start a second: the launcher starts the
         # interpreter configure found, by its own path.

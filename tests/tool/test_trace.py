@@ -742,6 +742,31 @@ class ErrorTest(TraceTestCase):
                           f"{provider_file}:2:13: error: argument type 'float'", prefix=str(provider_file))
 
 
+    def test_a_provider_file_the_preprocessor_rejects(self):
+        # The preprocessor's own diagnostics, which say where, and no traceback.
+        provider_file = OPTIONS.work_dir / "includes_missing.d"
+        provider_file.write_text('#include "missing_header.h"\nprovider kvcache {\n    probe tick();\n};\n')
+        result = usdt("trace", PROGRAMS["kvserver"], "-d", provider_file, "--script")
+        self.assertEqual((result.returncode, result.stdout), (1, ""), result)
+        self.assertTrue(result.stderr.startswith(f"{provider_file}:1:"), result.stderr)
+        self.assertIn("missing_header.h", result.stderr)
+        self.assertNotIn("Traceback", result.stderr)
+
+    def test_errors_before_the_program_never_import_jinja2(self):
+        # Jinja2, a good part of usdt's start-up, renders the program alone: a Jinja2 that fails
+        # to import changes nothing until then.
+        fake = OPTIONS.work_dir / "unimportable-modules"
+        (fake / "jinja2").mkdir(parents=True, exist_ok=True)
+        (fake / "jinja2" / "__init__.py").write_text('raise ImportError("usdt imported jinja2", name="jinja2")\n')
+        environment = {"PYTHONPATH": str(fake)}
+        self.assert_error(usdt("trace", PROGRAMS["plain"], environment=environment),
+                          f"{PROGRAMS['plain']} and the shared libraries it loads have no USDT probes")
+        result = usdt("trace", PROGRAMS["kvserver"], "kvserver:nope", "--script", environment=environment)
+        result.stderr = without_glibc_probes(result.stderr)
+        self.assert_error(result, f"no probe of {PROGRAMS['kvserver']} matches kvserver:nope")
+        self.assert_error(usdt("trace", PROGRAMS["kvserver"], "--histogram", "kvserver:nope:x", "--script",
+                               environment=environment), "--histogram: no traced probe is named kvserver:nope")
+
 class LiveTest(TraceTestCase):
     """bpftrace attached for real (root)."""
 
