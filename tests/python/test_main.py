@@ -1,0 +1,73 @@
+"""Unit tests of usdttool.main, the `usdt` command line: one line per error and its exit
+status, `--` for usdt trace alone, and a provider file's errors where they are (-d), whatever
+step of the generator's pipeline reports them."""
+
+import contextlib
+import io
+import tempfile
+import unittest
+from pathlib import Path
+
+import tool_python
+import usdt_testing
+from written_elf import elf_file, stapsdt_note
+
+tool_python.use_an_interpreter_with_pyelftools()
+from usdttool import main  # noqa: E402
+
+
+def run(*argv):
+    """(exit status, stdout, stderr) of `usdt argv...`."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            status = main.main(list(argv))
+        except SystemExit as exit:
+            status = exit.code
+    return status, stdout.getvalue(), stderr.getvalue()
+
+
+class CommandLineTest(unittest.TestCase):
+    def test_errors_are_one_line(self):
+        self.assertEqual(run("list"), (1, "", "usdt: error: nothing to list: give a file, a process id or -p PID\n"))
+        self.assertEqual(run("list", "/nonexistent/app"), (1, "", "usdt: error: /nonexistent/app: no such file\n"))
+
+    def test_usage_errors_exit_2(self):
+        status, stdout, stderr = run("lists")
+        self.assertEqual((status, stdout), (2, ""))
+        self.assertRegex(stderr, r"^usdt: error: argument COMMAND: invalid choice: 'lists' .*\(see 'usdt --help'\)\n\Z")
+        self.assertEqual(run("list", "/bin/true", "--", "true"),
+                         (2, "", "usdt: error: only `usdt trace` runs a command given after `--`\n"))
+
+    def test_trace_takes_patterns_among_its_options(self):
+        status, _, stderr = run("trace", "/nonexistent/app", "--script", "kv:*", "--count")
+        self.assertEqual((status, stderr), (1, "usdt: error: /nonexistent/app: no such file\n"))
+
+    def test_a_provider_file_s_errors_where_they_are(self):
+        with tempfile.TemporaryDirectory() as directory:
+            provider_file = Path(directory, "p.d")
+            provider_file.write_text("provider p {\n  probe x(float f);\n};\n")
+            binary = Path(directory, "app")
+            binary.write_bytes(elf_file(stapsdt_note("p", "x", "-8@%rdi", 0x400010, 0x400100, 0)))
+            status, stdout, stderr = run("trace", str(binary), "--script", "-d", str(provider_file))
+            self.assertEqual((status, stdout), (1, ""))
+            self.assertTrue(stderr.startswith(f"{provider_file}:2:11: error: argument type 'float': "), stderr)
+            self.assertEqual(stderr.count("\n"), 1)
+            provider_file.write_text('#include "missing_header.h"\nprovider p {\n  probe x(long);\n};\n')
+            status, stdout, stderr = run("trace", str(binary), "--script", "-d", str(provider_file))
+            self.assertEqual((status, stdout), (1, ""))
+            self.assertTrue(stderr.startswith(f"{provider_file}:1:"), stderr)
+            self.assertIn("missing_header.h", stderr)
+            provider_file.write_text("provider p {\n  probe x(long);\n};\n")
+            status, stdout, stderr = run("trace", str(binary), "--script", "-d", str(provider_file))
+            self.assertEqual((status, stderr), (0, ""))
+            self.assertIn("p:x arg0=%lld", stdout)
+
+    def test_the_jinja2_the_launcher_looks_for(self):
+        # usdt imports it only to render a trace's program; bin/launcher.in looks for it at the start.
+        self.assertEqual(main.LATER_IMPORTS, ("jinja2",))
+
+
+if __name__ == "__main__":
+    usdt_testing.parse_options()
+    usdt_testing.main()
