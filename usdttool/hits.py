@@ -34,7 +34,7 @@ class TracedProbe:
 
     @property
     def name(self) -> str:
-        return f"{self.probe.provider}:{self.probe.name}"
+        return self.probe.full_name
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ class Histogram:
 
 
 def _name(probe: TracerProbe) -> str:
-    return f"{probe.provider}:{probe.name}"
+    return probe.full_name
 
 
 def conventional_pairs(probes: Sequence[TracerProbe]) -> List[Tuple[str, str]]:

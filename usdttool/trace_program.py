@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from usdtgen import bpftrace_view
+from usdtgen import bpftrace_view, notes
 from usdtgen.errors import GeneratorError
 from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerProbe
@@ -114,8 +114,8 @@ def _declared_probe(declaration: "model.Probe", probe: probe_notes.Probe, module
 
 
 def _sizes(arguments: Sequence[Tuple[int, bool]]) -> str:
-    return "(" + ", ".join(f"{'-' if signed else ''}{size}" for size, signed in arguments) + ")" \
-        if arguments else "none"
+    """As the notes' specs write them: `(8, -4)`."""
+    return "(" + ", ".join(notes.spec_size(size, signed) for size, signed in arguments) + ")" if arguments else "none"
 
 
 def _noted_probe(probe: probe_notes.Probe) -> TracerProbe:

@@ -533,9 +533,10 @@ class SeveralTracersTest(unittest.TestCase):
 
     SCRIPT = """
 import types
+from usdtgen.tracer_probe import TracerProbe
 from usdttool import hits, output
 def probe(number, name):
-    return hits.TracedProbe(number, number, types.SimpleNamespace(provider="p", name=name, arguments=()))
+    return hits.TracedProbe(number, number, TracerProbe("p", name, ()))
 unread = types.SimpleNamespace(rewrite=lambda line: line, read=None)
 printed = output.Output([probe(0, "one")], unread, lines=False, json_hits=True, summary=None, timeline=None)
 later = printed.add_tracer([probe(1, "two")])
