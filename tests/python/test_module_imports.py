@@ -1,0 +1,93 @@
+"""No two modules of usdtgen and usdttool import each other, directly or through others: every
+import line counts, those under `if TYPE_CHECKING:` and inside functions too. Data flows one
+way (STYLE.md): the model imports its checks, the views the probe type, usdttool usdtgen."""
+
+import ast
+import subprocess
+import sys
+import unittest
+from pathlib import Path
+from typing import Dict, List, Set
+
+import tool_python
+import usdt_testing
+
+tool_python.use_an_interpreter_with_pyelftools()
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+PACKAGES = ("usdtgen", "usdttool")
+
+
+def imports() -> Dict[str, Set[str]]:
+    """Module -> the modules of PACKAGES it imports."""
+    modules = {f"{package}.{path.stem}": path for package in PACKAGES
+               for path in sorted((REPOSITORY / package).glob("*.py"))}
+    graph = {}
+    for name, path in modules.items():
+        package = name.split(".")[0]
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = f"{package}.{node.module}" if node.level and node.module else package if node.level \
+                    else node.module
+                imported |= {base, *(f"{base}.{alias.name}" for alias in node.names)}
+        graph[name] = {module for module in imported if module in modules and module != name}
+    return graph
+
+
+def cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: Dict[str, int] = {}
+    low: Dict[str, int] = {}
+    stack: List[str] = []
+    found: List[List[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in sorted(graph[module]):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                other = stack.pop()
+                component.append(other)
+                if other == module:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+class ImportTest(unittest.TestCase):
+    def test_no_module_imports_one_that_imports_it(self):
+        graph = imports()
+        self.assertIn("usdtgen.checks", graph["usdtgen.model"])      # the reader sees something
+        self.assertEqual(cycles(graph), [])
+
+    def test_a_cycle_is_found(self):
+        self.assertEqual(cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}), [["a", "b", "c"]])
+        self.assertEqual(cycles({"a": {"b"}, "b": set()}), [])
+
+    def test_usdt_imports_neither_the_generator_s_front_end_nor_jinja2(self):
+        # Imported where they are needed: the pipeline for -d, the templates for a trace's program.
+        loaded = subprocess.run(
+            [sys.executable, "-c", "import sys, usdttool.main; print(' '.join(sorted(sys.modules)))"],
+            capture_output=True, text=True, check=True, cwd=REPOSITORY, timeout=60).stdout.split()
+        self.assertEqual([module for module in loaded if module.startswith("usdtgen.")],
+                         ["usdtgen.bpftrace_view", "usdtgen.errors", "usdtgen.notes", "usdtgen.tracer_probe"])
+        self.assertNotIn("jinja2", loaded)
+
+if __name__ == "__main__":
+    usdt_testing.parse_options()
+    usdt_testing.main()
