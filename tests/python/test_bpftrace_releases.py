@@ -4,27 +4,20 @@ versions and notes are written here. tool.bpftrace_releases runs the real releas
 """
 
 import contextlib
-import importlib.util
 import io
-import os
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
+import tool_python
 import usdt_testing
 
-# usdttool reads ELF files with pyelftools, which Debian's interpreter has where the one CTest
-# was given (a pyenv's) may not: the module then runs under Debian's, as bin/usdt does.
-SYSTEM_PYTHON = "/usr/bin/python3"
-if importlib.util.find_spec("elftools") is None and sys.executable != SYSTEM_PYTHON and os.access(SYSTEM_PYTHON,
-                                                                                                   os.X_OK):
-    os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, *sys.argv])
+tool_python.use_an_interpreter_with_pyelftools()
 
 from usdtgen.notes import Kind  # noqa: E402
 from usdtgen.tracer_probe import TracerArgument  # noqa: E402
 from usdttool import bpftrace_releases, elf, probe_notes, trace_program  # noqa: E402
-from usdttool.errors import ToolError
+from usdttool.errors import ToolError  # noqa: E402
 
 RELEASE_017 = bpftrace_releases.Release((0, 17, 0))
 RELEASE_023 = bpftrace_releases.Release((0, 23, 2))
