@@ -96,9 +96,17 @@ endif()
 # global properties because the caller may sit in any directory scope (add_subdirectory).
 # The source tree and the installed data directory share the layout cmake/, usdtgen/, templates/, runtime/.
 get_filename_component(_usdt_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
-file(GLOB _usdt_generator_files "${_usdt_root}/usdtgen/*.py" "${_usdt_root}/templates/*.j2")
-# Generated headers embed it.
-list(APPEND _usdt_generator_files "${_usdt_root}/runtime/include/usdt/usdt.h")
+# The files the generator reads (its modules, templates, the runtime headers generated headers
+# embed), as usdt's configure listed them: its package configuration, or its CMakeLists.txt in-tree.
+get_property(_usdt_generator_inputs GLOBAL PROPERTY USDT_GENERATOR_INPUTS)
+if(NOT _usdt_generator_inputs)
+  message(FATAL_ERROR "usdt: usdtAddProvider.cmake needs the list of the generator's files that "
+                      "find_package(usdt) or add_subdirectory(usdt) gives it; use one of those.")
+endif()
+set(_usdt_generator_files "")
+foreach(_usdt_input IN LISTS _usdt_generator_inputs)
+  list(APPEND _usdt_generator_files "${_usdt_root}/${_usdt_input}")
+endforeach()
 set_property(GLOBAL PROPERTY USDT_GENERATOR_ROOT "${_usdt_root}")
 set_property(GLOBAL PROPERTY USDT_GENERATOR_FILES "${_usdt_generator_files}")
 
