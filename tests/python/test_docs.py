@@ -1,0 +1,412 @@
+"""The documents (README.md, docs/*.md) quote only what exists, as docs/errors.md does
+(test_error_catalogue.py), so that they cannot drift from the code unnoticed:
+
+- paths: every path of the tree they name (in a code span, a link or a code block) exists;
+  one of usdt's under an install prefix (`share/`, `libexec/`, `include/`, `bin/`,
+  `<prefix>/...`) is one that tests/package/installed-files.txt lists; a template named alone (`*.j2`) is in
+  templates/, a module named alone in a code block (contributing.md's layout) in the tree;
+- links: every link into the tree reaches a file, and the heading its anchor names;
+- code names: every `USDT_...` or `_usdt_...` name is one usdt's code spells; every
+  `usdt::NAME` is a target of the package or a name of the runtime headers (the section on
+  the Rust crate, whose names these are not, aside); every `check_...` is a check of usdtgen/;
+- usdt_add_provider: every keyword a quoted call uses is one the module parses
+  (cmake_parse_arguments), and the module's top comment documents each one it parses;
+- usdt's options: every `--option` of a quoted `usdt` command line, and every option
+  tracing.md quotes on its own, is in `usdt --help`, `usdt list --help` or `usdt trace --help`;
+- lines: a quoted `FILE:LINE` of a file of the tree is a line it has, and none of a generated
+  header is quoted (it moves with every change to the runtime header); a quoted `static
+  assertion failed: MESSAGE` is a message of the runtime headers.
+
+Outputs that a test records (the cookbook's samples, checked by tests/cookbook) are read
+for paths and names only. StaleTextTest runs each check on the stale text it was written
+for, so each is known to catch what it is for.
+
+Usage (CTest passes it): test_docs.py --usdt BUILD/bin/usdt
+"""
+
+import fnmatch
+import re
+import subprocess
+import unittest
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterator, List, Set
+
+import usdt_testing
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+DOCUMENTS = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
+MODULE = REPOSITORY / "cmake" / "usdtAddProvider.cmake"
+INSTALLED_FILES = REPOSITORY / "tests" / "package" / "installed-files.txt"
+RUNTIME_HEADERS = sorted(path for path in (REPOSITORY / "runtime" / "include").rglob("*") if path.is_file())
+# Where usdt's own code is: what a quoted USDT_ name must be spelt in.
+CODE = ["CMakeLists.txt", "cmake", "runtime", "templates", "usdtgen", "usdttool", "bin"]
+INSTALL_DIRECTORIES = {"share", "libexec", "include", "bin"}
+OPTIONS = None
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A piece of a document: a code span, a link target or a code block's line."""
+    document: str
+    line: int
+    text: str
+    kind: str       # "span", "link" or "block"
+    recorded: bool  # in an output a test records (a cookbook sample)
+    section: str    # the heading above it
+
+    def __str__(self):
+        return f"{self.document}:{self.line}: {self.text!r}"
+
+
+def quotes(document: str, text: str) -> Iterator[Quote]:
+    """The code spans (which may wrap lines), link targets and code block lines of `text`."""
+    lines = text.split("\n")
+    section, block, recorded, after_recipe = "", None, False, False
+    paragraph: List[tuple] = []   # (line number, text) of the current paragraph
+
+    def flush():
+        joined = " ".join(part for _, part in paragraph)
+        starts = []
+        offset = 0
+        for number, part in paragraph:
+            starts.append((offset, number))
+            offset += len(part) + 1
+
+        def line_of(position):
+            return max(number for start, number in starts if start <= position)
+        for match in re.finditer(r"(`+)(.+?)\1", joined):
+            yield Quote(document, line_of(match.start()), match.group(2).strip(), "span", False, section)
+        for match in re.finditer(r"\]\(([^)\s]+)\)", joined):
+            yield Quote(document, line_of(match.start()), match.group(1), "link", False, section)
+        paragraph.clear()
+
+    for number, line in enumerate(lines, 1):
+        if block is not None:
+            if line.lstrip().startswith("```"):
+                block, recorded = None, False
+            else:
+                yield Quote(document, number, line, "block", recorded, section)
+            continue
+        if line.lstrip().startswith("```"):
+            yield from flush()
+            block = line.lstrip()[3:].strip()
+            recorded = after_recipe and block == "text"
+            continue
+        if line.startswith("<!-- recipe:"):
+            after_recipe = True
+        elif line.startswith("#"):
+            section = line.lstrip("#").strip()
+            after_recipe = False
+        if not line.strip():
+            yield from flush()
+        else:
+            paragraph.append((number, line))
+    yield from flush()
+
+
+def all_quotes() -> List[Quote]:
+    return [quote for path in DOCUMENTS
+            for quote in quotes(str(path.relative_to(REPOSITORY)), path.read_text(encoding="utf-8"))]
+
+
+# ---- paths
+
+TREE_ENTRIES = {path.name for path in REPOSITORY.iterdir()
+                if not path.name.startswith(("build", ".git"))}
+PATH = re.compile(r"(?:\.\./|\./)*(?:<prefix>/)?[\w.-]+(?:/[\w.*-]*)+")
+
+
+def installed_files() -> List[str]:
+    return [line.strip().replace("TAG", "*") for line in INSTALLED_FILES.read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def path_problem(path: str, installed: List[str]) -> str:
+    """Why `path`, quoted as a path of the tree or of an install, does not exist; '' if it does."""
+    path = re.sub(r"^(?:\.\./|\./)+", "", path.split("#")[0]).rstrip("/")
+    installed_path = path.startswith("<prefix>/")
+    path = path.replace("<prefix>/", "")
+    first = path.split("/")[0]
+    if not path or (first not in TREE_ENTRIES and first not in INSTALL_DIRECTORIES):
+        return ""
+    if first in TREE_ENTRIES and not installed_path and list(REPOSITORY.glob(path)):
+        return ""
+    if first in INSTALL_DIRECTORIES:
+        if "usdt" not in path:
+            return ""   # another package's: include/mylib.h
+        if any(fnmatch.fnmatch(file, path) or fnmatch.fnmatch(file, path + "/*") for file in installed):
+            return ""
+        return f"{path} is neither in the tree nor in tests/package/installed-files.txt"
+    return f"{path} is not in the tree"
+
+
+def path_problems(quotes_: List[Quote]) -> List[str]:
+    installed = installed_files()
+    problems = []
+    templates = {path.name for path in (REPOSITORY / "templates").glob("*.j2")}
+    tree_names = {path.name for entry in CODE + ["tests", "bench"] for path in (REPOSITORY / entry).rglob("*.py")}
+    for quote in quotes_:
+        if quote.kind == "link" and re.match(r"\w+:", quote.text):
+            continue   # https: and mailto: links
+        words = [quote.text] if quote.kind == "link" else quote.text.replace(",", " ").split()
+        for word in words:
+            word = word.strip("()'\"`;:")
+            if "<" in word.replace("<prefix>/", "") or "…" in word or "..." in word:
+                continue   # a pattern: <target>.usdt/, build/tests-SUITE...
+            if PATH.fullmatch(word):
+                problem = path_problem(word, installed)
+                if problem:
+                    problems.append(f"{quote}: {problem}")
+            elif word.endswith(".j2") and word not in templates:
+                problems.append(f"{quote}: no template {word} in templates/")
+            elif (quote.kind == "block" and not quote.recorded and re.fullmatch(r"\w+\.py", word)
+                  and word not in tree_names):
+                problems.append(f"{quote}: no module {word} in the tree")
+    return problems
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor, as GitHub makes it."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def link_problems(quotes_: List[Quote]) -> List[str]:
+    """Links to the tree: the file exists, relative to the document, and so does the heading
+    an anchor names."""
+    problems = []
+    for quote in quotes_:
+        if quote.kind != "link" or re.match(r"[a-z]+:", quote.text):
+            continue
+        target, _, anchor = quote.text.partition("#")
+        path = (REPOSITORY / quote.document).parent / target if target else REPOSITORY / quote.document
+        if not path.exists():
+            problems.append(f"{quote}: no file {target} beside {quote.document}")
+        elif anchor and path.suffix == ".md":
+            anchors = {slug(line.lstrip("#")) for line in path.read_text(encoding="utf-8").splitlines()
+                       if re.match(r"#+ ", line)}
+            if anchor not in anchors:
+                problems.append(f"{quote}: {path.name} has no heading #{anchor}")
+    return problems
+
+
+# ---- code names
+
+def code_text() -> str:
+    """usdt's code and its tests' (which read the USDT_ variables of the environment), this file aside."""
+    files = []
+    for entry in CODE + ["tests"]:
+        path = REPOSITORY / entry
+        files += [path] if path.is_file() else [file for file in path.rglob("*") if file.is_file()
+                                                 and "__pycache__" not in file.parts and file != Path(__file__).resolve()]
+    return "\n".join(file.read_text(encoding="utf-8", errors="replace") for file in files)
+
+
+def exported_targets() -> Set[str]:
+    """The targets find_package(usdt) gives: the exported ones (install(TARGETS ... EXPORT)
+    of targets whose EXPORT_NAME the runtime sets) and those the configuration adds."""
+    text = (REPOSITORY / "runtime" / "CMakeLists.txt").read_text() + (REPOSITORY / "cmake" / "usdtConfig.cmake.in").read_text()
+    return set(re.findall(r"EXPORT_NAME\s+(\w+)", text)) | set(re.findall(r"add_library\(usdt::(\w+)", text))
+
+
+def code_name_problems(quotes_: List[Quote]) -> List[str]:
+    code = code_text()
+    runtime = "\n".join(path.read_text() for path in RUNTIME_HEADERS)
+    targets = exported_targets()
+    checks = set(re.findall(r"^def (check_\w+)", "\n".join(path.read_text() for path in (REPOSITORY / "usdtgen").glob("*.py")), re.MULTILINE))
+    problems = []
+    for quote in quotes_:
+        if quote.kind == "link":
+            continue
+        for name in re.findall(r"(?<![\w$])(_?USDT_\w+|_usdt_\w+)", quote.text):
+            if not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", code):
+                problems.append(f"{quote}: {name} is in none of usdt's code ({', '.join(CODE)}) or tests")
+        if "Rust" not in quote.section:
+            for name in re.findall(r"(?<![\w#\[])usdt::(\w+)", quote.text):
+                if name not in targets and not re.search(rf"\b{name}\b", runtime):
+                    problems.append(f"{quote}: usdt::{name} is neither a target of the package ({sorted(targets)}) "
+                                    "nor a name of the runtime headers")
+        if quote.kind == "span":
+            for name in re.findall(r"^(check_\w+)$", quote.text):
+                if name not in checks:
+                    problems.append(f"{quote}: no check {name} in usdtgen/")
+    return problems
+
+
+# ---- usdt_add_provider's keywords
+
+def parsed_keywords() -> Set[str]:
+    match = re.search(r"cmake_parse_arguments\(PARSE_ARGV \d+ \w+((?:\s+\"[^\"]*\")+)\)", MODULE.read_text())
+    return {keyword for group in re.findall(r"\"([^\"]*)\"", match.group(1)) for keyword in group.split(";") if keyword}
+
+
+def calls(text: str) -> Iterator[str]:
+    """The argument lists of the usdt_add_provider calls in `text`."""
+    for match in re.finditer(r"usdt_add_provider\(", text):
+        depth, end = 1, match.end()
+        while end < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+        yield text[match.end():end - 1]
+
+
+def keyword_problems(documents: Dict[str, str], module_comment: str) -> List[str]:
+    keywords = parsed_keywords()
+    problems = []
+    for name, text in documents.items():
+        for arguments in calls(text):
+            arguments = re.sub(r"\$\{[^}]*\}|\"[^\"]*\"|#[^\n]*|``?[^`]*``?", " ", arguments)
+            for word in re.findall(r"(?<![\w-])[A-Z][A-Z_]{2,}\b", arguments):
+                if word not in keywords:
+                    problems.append(f"{name}: usdt_add_provider(... {word} ...): the module parses no "
+                                    f"keyword {word} (it parses {sorted(keywords)})")
+    for keyword in sorted(keywords):
+        if f"\n``{keyword}``\n" not in module_comment:
+            problems.append(f"{MODULE.name}: its top comment documents no ``{keyword}``, which it parses")
+    return problems
+
+
+# ---- usdt's options
+
+def usdt_options() -> Set[str]:
+    options = set()
+    for command in ([], ["list"], ["trace"]):
+        result = subprocess.run([OPTIONS.usdt, *command, "--help"], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        if result.returncode != 0:
+            raise AssertionError(f"usdt {' '.join(command)} --help exited {result.returncode}:\n{result.stdout}")
+        options |= set(re.findall(r"(?<![\w-])--[a-z][\w-]*", result.stdout))
+    return options
+
+
+def option_problems(quotes_: List[Quote], options: Set[str]) -> List[str]:
+    problems = []
+    for quote in quotes_:
+        if quote.kind == "link":
+            continue
+        quoted = []
+        for command in re.findall(r"(?:^|[;&|(]\s*|\$ )usdt (?:list|trace)\b([^;&|`]*)", quote.text):
+            quoted += re.findall(r"(?<![\w-])--[a-z][\w-]*", command.split(" -- ")[0])
+        if quote.document == "docs/tracing.md" and quote.kind == "span":
+            quoted += re.findall(r"^(--[a-z][\w-]*)(?:[ =].*)?$", quote.text)
+        problems += [f"{quote}: usdt has no option {option} (usdt --help, usdt list --help, usdt trace --help)"
+                     for option in quoted if option not in options]
+    return problems
+
+
+# ---- lines
+
+def static_assertion_messages() -> Set[str]:
+    messages = set()
+    for header in RUNTIME_HEADERS:
+        for match in re.finditer(r"static_assert\([^\"]*((?:\"(?:[^\"\\]|\\.)*\"\s*)+)\)", header.read_text()):
+            messages.add("".join(re.findall(r"\"((?:[^\"\\]|\\.)*)\"", match.group(1))))
+    return messages
+
+
+def line_problems(documents: Dict[str, str], quotes_: List[Quote]) -> List[str]:
+    problems = []
+    for quote in quotes_:
+        if quote.recorded or quote.kind == "link":
+            continue
+        for file, line in re.findall(r"(?<![\w/.-])([\w./-]+\.(?:h|hpp|c|cpp|py|cmake|j2|txt)):(\d+)(?::\d+)?:", quote.text + ":"):
+            tree_file = REPOSITORY / file
+            if tree_file.is_file():
+                if int(line) > len(tree_file.read_text().splitlines()):
+                    problems.append(f"{quote}: {file} has no line {line}")
+            elif file.endswith((".h", ".hpp")):
+                problems.append(f"{quote}: {file}:{line} is a generated header's line, which moves with "
+                                f"every change to the runtime header; write {file}:…")
+    messages = static_assertion_messages()
+    for name, text in documents.items():
+        for block in re.findall(r"```[^\n]*\n(.*?)```", text, re.DOTALL):
+            for match in re.finditer(r"static assertion failed: (.*?)(?=\n\S+:\d|\n\S+: |\Z)", block, re.DOTALL):
+                message = " ".join(match.group(1).split())
+                if message not in messages:
+                    problems.append(f"{name}: the quoted 'static assertion failed: {message[:60]}...' is no "
+                                    "message of the runtime headers")
+    return problems
+
+
+class DocumentsTest(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.documents = {str(path.relative_to(REPOSITORY)): path.read_text(encoding="utf-8") for path in DOCUMENTS}
+        cls.quotes = all_quotes()
+
+    def test_paths_exist(self):
+        self.assertEqual(path_problems(self.quotes), [])
+
+    def test_links_reach_a_file_and_heading(self):
+        self.assertEqual(link_problems(self.quotes), [])
+
+    def test_code_names_exist(self):
+        self.assertEqual(code_name_problems(self.quotes), [])
+
+    def test_usdt_add_provider_keywords_are_the_modules(self):
+        self.assertEqual(keyword_problems(self.documents, module_comment()), [])
+
+    def test_usdt_options_exist(self):
+        self.assertEqual(option_problems(self.quotes, usdt_options()), [])
+
+    def test_quoted_lines_exist(self):
+        self.assertEqual(line_problems(self.documents, self.quotes), [])
+
+
+def module_comment() -> str:
+    text = MODULE.read_text()
+    return text[:text.index("#]=")]
+
+
+class StaleTextTest(unittest.TestCase):
+    """Each check fails on the stale text it was written for."""
+
+    def check(self, document: str, text: str) -> List[Quote]:
+        return list(quotes(document, text))
+
+    def test_a_template_that_is_gone(self):
+        quotes_ = self.check("docs/contributing.md", "```\ntemplates/   provider.h.j2, provider.c.j2\n```\n")
+        self.assertEqual(len(path_problems(quotes_)), 1)
+
+    def test_a_path_that_is_gone(self):
+        self.assertEqual(len(path_problems(self.check("docs/x.md", "See `usdtgen/provider_source.py`.\n"))), 1)
+        self.assertEqual(len(path_problems(self.check("docs/x.md", "`share/usdt/lib/libusdt.so`\n"))), 1)
+
+    def test_a_link_to_a_heading_that_is_gone(self):
+        quotes_ = self.check("docs/cmake.md", "[keywords](#usdt_add_providertarget-filed) and [x](nothere.md)\n")
+        self.assertEqual(len(link_problems(quotes_)), 2)
+
+    def test_a_macro_that_is_gone(self):
+        text = "redefine a macro of `usdt/usdt.h` (`USDT_PROBE`, from provider `usdt` and probe `probe`)\n"
+        self.assertEqual(len(code_name_problems(self.check("docs/errors.md", text))), 1)
+
+    def test_a_target_that_is_not_the_packages(self):
+        self.assertEqual(len(code_name_problems(self.check("docs/x.md", "link `usdt::usdt_runtime`\n"))), 1)
+
+    def test_a_keyword_the_module_does_not_parse(self):
+        text = "```cmake\nusdt_add_provider(app probes.d SEMAPHORES PREPROCESSOR_OPTIONS -DFOO=1)\n```\n"
+        self.assertEqual(len(keyword_problems({"docs/x.md": text}, module_comment())), 1)
+
+    def test_a_keyword_the_module_comment_leaves_out(self):
+        comment = module_comment().replace("\n``TRACER_SCRIPTS``\n", "\n")
+        self.assertEqual(len(keyword_problems({}, comment)), 1)
+
+    def test_an_option_usdt_does_not_have(self):
+        options = {"--json", "--latency"}
+        quotes_ = self.check("docs/tracing.md", "`usdt trace ./app --jsonl -- ./app` and `--latency`, `--csv`\n")
+        self.assertEqual(len(option_problems(quotes_, options)), 2)
+
+    def test_a_generated_headers_line(self):
+        text = ("```\nmain.cpp:8:18:   required from here\nprobes.h:596:48: error: static assertion "
+                "failed: usdt: an integer argument takes an integer or\nenum no wider than its declared type\n```\n")
+        documents = {"docs/api.md": text}
+        self.assertEqual(len(line_problems(documents, self.check("docs/api.md", text))), 2)
+
+
+if __name__ == "__main__":
+    def add_options(parser):
+        parser.add_argument("--usdt", required=True, help="the usdt command of the build under test")
+    OPTIONS, _ = usdt_testing.parse_options(add_options)
+    usdt_testing.main()
