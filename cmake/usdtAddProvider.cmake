@@ -20,7 +20,7 @@ check and Python it runs: docs/cmake.md, "usdt_add_provider".
 
 ``<target>``
   An executable, a shared, static, module or object library that this project builds,
-  created before the call, from any directory whose project enables C or C++ (the call
+  created before the call, from any directory that enables C or C++ (the call
   need not be in the target's). Several ``.d`` files per target (in one call or several)
   and the same ``.d`` file in several targets both work: each target gets its own copy of
   the generated files in ``<target>.usdt/`` in the target's binary directory. Two ``.d``
