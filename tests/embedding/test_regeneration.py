@@ -125,8 +125,8 @@ class GeneratorInputsTest(unittest.TestCase):
         installed_source = work / "installed_source"
         shutil.copytree(PROJECTS / "cxx_only", installed_source)
         (installed_source / "CMakeLists.txt").write_text(FIND_PACKAGE_PROJECT)
+        # Configured only: ninja -t query reads the rule without building it.
         package.configure(installed_source, work / "installed", f"CMAKE_PREFIX_PATH={cls.prefix}")
-        package.build(work / "installed")
         cls.builds = {"embedded": (work / "embedded", cls.usdt),
                       "installed": (work / "installed", cls.prefix / "share" / "usdt")}
 
