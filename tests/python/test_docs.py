@@ -5,7 +5,8 @@
   one of usdt's under an install prefix (`share/`, `libexec/`, `include/`, `bin/`,
   `<prefix>/...`) is one that tests/package/installed-files.txt lists; a template named alone (`*.j2`) is in
   templates/, a module named alone in a code block (contributing.md's layout) in the tree;
-- links: every link into the tree reaches a file, and the heading its anchor names;
+- links: every link into the tree reaches a file, and the heading its anchor names; every
+  `docs/NAME.md` that usdt's code or tests name exists, with the heading quoted after it;
 - code names: every `USDT_...` or `_usdt_...` name is one usdt's code spells; every
   `usdt::NAME` is a target of the package or a name of the runtime headers (the section on
   the Rust crate, whose names these are not, aside); every `check_...` is a check of usdtgen/;
@@ -190,6 +191,32 @@ def link_problems(quotes_: List[Quote]) -> List[str]:
     return problems
 
 
+def code_files() -> Dict[str, str]:
+    """usdt's code, tests and packaging, this file aside, by path."""
+    files = [path for entry in CODE + ["tests", "debian"] for path in
+             ([REPOSITORY / entry] if (REPOSITORY / entry).is_file() else (REPOSITORY / entry).rglob("*"))
+             if path.is_file() and "__pycache__" not in path.parts and path != Path(__file__).resolve()]
+    return {str(path.relative_to(REPOSITORY)): path.read_text(encoding="utf-8", errors="replace") for path in files}
+
+
+def code_reference_problems(files: Dict[str, str]) -> List[str]:
+    """usdt's code and tests point to the documents (`docs/internals.md ("Targets")`): each
+    document named exists, and so does a heading quoted right after its name."""
+    problems = []
+    for path, text in files.items():
+        for match in re.finditer(r"docs/([\w-]+\.md)(?![\w.])(?:[^\"\n]{0,20}\"([^\"\n]+)\")?", text):
+            document = REPOSITORY / "docs" / match.group(1)
+            where = f"{path}:{text.count(chr(10), 0, match.start()) + 1}"
+            if not document.is_file():
+                problems.append(f"{where}: no document docs/{match.group(1)}")
+            elif match.group(2):
+                headings = {line.lstrip("#").strip().replace("`", "") for line in
+                            document.read_text(encoding="utf-8").splitlines() if re.match(r"#+ ", line)}
+                if match.group(2).replace("`", "") not in headings:
+                    problems.append(f"{where}: docs/{match.group(1)} has no heading {match.group(2)!r}")
+    return problems
+
+
 # ---- code names
 
 def code_text() -> str:
@@ -342,6 +369,9 @@ class DocumentsTest(unittest.TestCase):
     def test_links_reach_a_file_and_heading(self):
         self.assertEqual(link_problems(self.quotes), [])
 
+    def test_code_points_to_documents_and_headings_that_exist(self):
+        self.assertEqual(code_reference_problems(code_files()), [])
+
     def test_code_names_exist(self):
         self.assertEqual(code_name_problems(self.quotes), [])
 
@@ -377,6 +407,11 @@ class StaleTextTest(unittest.TestCase):
     def test_a_link_to_a_heading_that_is_gone(self):
         quotes_ = self.check("docs/cmake.md", "[keywords](#usdt_add_providertarget-filed) and [x](nothere.md)\n")
         self.assertEqual(len(link_problems(quotes_)), 2)
+
+    def test_code_pointing_to_a_heading_that_is_gone(self):
+        files = {"cmake/usdtAddProvider.cmake": 'The keywords: docs/cmake.md, "Keywords".\n',
+                 "usdttool/listing.py": '# docs/listing.md ("usdt list")\n'}
+        self.assertEqual(len(code_reference_problems(files)), 2)
 
     def test_a_macro_that_is_gone(self):
         text = "redefine a macro of `usdt/usdt.h` (`USDT_PROBE`, from provider `usdt` and probe `probe`)\n"

@@ -208,7 +208,7 @@ class PerfScriptTest(unittest.TestCase):
     def test_kernel_records_narrow_arguments_signed(self):
         """The events the script adds have signed fields for signed arguments (s8, s16), and the
         kernel's own trace buffer prints -128 and -32768 where perf 6.1's `perf script` prints
-        128 and 32768 (docs/cookbook.md, "perf")."""
+        128 and 32768 (docs/cookbook.md, "perf (root)")."""
         added = run(["sh", SCRIPTS["traced.perf.sh"], "add", OPTIONS.program])
         self.assertEqual((added.returncode, added.stderr), (0, ""))
         tracefs = Path("/sys/kernel/tracing")
