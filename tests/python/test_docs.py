@@ -12,8 +12,9 @@
   the Rust crate, whose names these are not, aside); every `check_...` is a check of usdtgen/;
 - usdt_add_provider: every keyword a quoted call uses is one the module parses
   (cmake_parse_arguments), and the module's top comment documents each one it parses;
-- usdt's options: every `--option` of a quoted `usdt` command line, and every option
-  tracing.md quotes on its own, is in `usdt --help`, `usdt list --help` or `usdt trace --help`;
+- options: every `--option` of a quoted `usdt` command line, and every option tracing.md
+  quotes on its own, is in `usdt --help`, `usdt list --help` or `usdt trace --help`; every
+  option of a quoted `dtrace` or `usdt-dtrace` command line is in `usdt-dtrace --help`;
 - lines: a quoted `FILE:LINE` of a file of the tree is a line it has, and none of a generated
   header is quoted (it moves with every change to the runtime header); a quoted `static
   assertion failed: MESSAGE` is a message of the runtime headers.
@@ -22,7 +23,7 @@ Outputs that a test records (the cookbook's samples, checked by tests/cookbook) 
 for paths and names only. StaleTextTest runs each check on the stale text it was written
 for, so each is known to catch what it is for.
 
-Usage (CTest passes it): test_docs.py --usdt BUILD/bin/usdt
+Usage (CTest passes it): test_docs.py --usdt BUILD/bin/usdt --usdt-dtrace BUILD/bin/usdt-dtrace
 """
 
 import fnmatch
@@ -306,6 +307,27 @@ def usdt_options() -> Set[str]:
     return options
 
 
+def usdt_dtrace_options() -> Set[str]:
+    result = subprocess.run([OPTIONS.usdt_dtrace, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        raise AssertionError(f"usdt-dtrace --help exited {result.returncode}:\n{result.stdout}")
+    return set(re.findall(r"(?<![\w-])--?[A-Za-z0-9][\w-]*", result.stdout))
+
+
+def dtrace_option_problems(quotes_: List[Quote], options: Set[str]) -> List[str]:
+    """A quoted dtrace command line (`usdt-dtrace -h ...`, or systemtap's, which usdt-dtrace
+    stands in for) uses only options usdt-dtrace takes."""
+    problems = []
+    for quote in quotes_:
+        if quote.kind == "link" or quote.recorded:
+            continue
+        for command in re.findall(r"(?:^|[\s;&|(])(?:(?:usdt-)?dtrace|\$\(DTRACE\))((?: +-[^\s;&|`]*(?: +[^-\s;&|`][^\s;&|`]*)*)+)", quote.text):
+            for option in re.findall(r"(?<![\w-])--?[A-Za-z][\w-]*", command.split(" #")[0]):
+                if option not in options:
+                    problems.append(f"{quote}: usdt-dtrace takes no option {option} (usdt-dtrace --help)")
+    return problems
+
+
 def option_problems(quotes_: List[Quote], options: Set[str]) -> List[str]:
     problems = []
     for quote in quotes_:
@@ -381,6 +403,9 @@ class DocumentsTest(unittest.TestCase):
     def test_usdt_options_exist(self):
         self.assertEqual(option_problems(self.quotes, usdt_options()), [])
 
+    def test_dtrace_options_exist(self):
+        self.assertEqual(dtrace_option_problems(self.quotes, usdt_dtrace_options()), [])
+
     def test_quoted_lines_exist(self):
         self.assertEqual(line_problems(self.documents, self.quotes), [])
 
@@ -433,6 +458,10 @@ class StaleTextTest(unittest.TestCase):
         quotes_ = self.check("docs/tracing.md", "`usdt trace ./app --jsonl -- ./app` and `--latency`, `--csv`\n")
         self.assertEqual(len(option_problems(quotes_, options)), 2)
 
+    def test_a_dtrace_option_usdt_dtrace_does_not_take(self):
+        quotes_ = self.check("docs/dtrace.md", "`usdt-dtrace -h -s probes.d -o probes.h --keep`, `dtrace -G -s p.d -Z`\n")
+        self.assertEqual(len(dtrace_option_problems(quotes_, {"-h", "-G", "-s", "-o"})), 2)
+
     def test_a_generated_headers_line(self):
         text = ("```\nmain.cpp:8:18:   required from here\nprobes.h:596:48: error: static assertion "
                 "failed: usdt: an integer argument takes an integer or\nenum no wider than its declared type\n```\n")
@@ -443,5 +472,6 @@ class StaleTextTest(unittest.TestCase):
 if __name__ == "__main__":
     def add_options(parser):
         parser.add_argument("--usdt", required=True, help="the usdt command of the build under test")
+        parser.add_argument("--usdt-dtrace", required=True, help="its usdt-dtrace command")
     OPTIONS, _ = usdt_testing.parse_options(add_options)
     usdt_testing.main()
