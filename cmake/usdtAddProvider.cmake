@@ -15,40 +15,42 @@ named as systemtap's ``dtrace -h`` names them and as a typed C++ API, with their
 semaphores and everything else they need, so the header is all ``<target>`` gets. It
 compiles as C and as C++, whatever languages ``<target>`` and its directory use, and its
 directory is added to the target's include path. Nothing is linked, so installing and
-exporting ``<target>`` needs nothing of usdt. Editing a ``.d`` file, a file it includes
-(with CMake 3.20 or later), the generator or a template regenerates; a
-header whose content did not change is not rewritten, so nothing recompiles.
+exporting ``<target>`` needs nothing of usdt. How it regenerates, which preprocessor, assembler
+check and Python it runs: docs/cmake.md, "usdt_add_provider".
 
 ``<target>``
-  An executable, a shared, static, module or object library that this project builds, from
-  any directory (the call need not be in the target's). Several ``.d`` files per target
-  (in one call or several) and the same ``.d`` file in several targets both work: each
-  target gets its own copy of the generated files in ``<target>.usdt/`` in the target's
-  binary directory. Two ``.d`` files of the same name in one target, INTERFACE, IMPORTED
-  and ALIAS targets are configure errors that say what to do.
+  An executable, a shared, static, module or object library that this project builds,
+  created before the call, from any directory that enables C or C++ (the call
+  need not be in the target's). Several ``.d`` files per target (in one call or several)
+  and the same ``.d`` file in several targets both work: each target gets its own copy of
+  the generated files in ``<target>.usdt/`` in the target's binary directory. Two ``.d``
+  files of the same name in one target, INTERFACE, IMPORTED and ALIAS targets, unknown
+  keywords and files not ending in ``.d`` are configure errors that say what to do.
 
 ``PUBLIC``
   Targets that link ``<target>`` can include the generated headers too (for a library
   whose public headers fire probes; a probe inlined into another module gets that
   module's own semaphore). By default the include directory is PRIVATE. The generated
   headers' full paths are in the target's ``USDT_HEADERS`` property, for ``install(FILES)``
-  beside the public header that includes them.
+  beside the public header that includes them. To generate a header once for several
+  targets, give its ``.d`` file to an object library with ``PUBLIC`` and link that library
+  (``add_library(probes OBJECT)``, ``usdt_add_provider(probes probes.d PUBLIC)``,
+  ``target_link_libraries(app PRIVATE probes)``); it needs no source of its own.
 
 ``NO_SEMAPHORES``
   The probes get no semaphore: each site is only its ``nop``, and each ``_ENABLED()``
   is always true (nothing can tell whether a tracer is attached). By default every probe
   has one. In the ``.d`` file, ``#pragma usdt semaphore <provider>:<probe>`` and
   ``#pragma usdt no_semaphore <provider>:<probe>`` (``<provider>:*`` for all its probes)
-  choose per probe and win over this keyword.
+  choose per probe and win over this keyword. To mix flavours per file, call
+  ``usdt_add_provider`` once per flavour.
 
 ``PREPROCESSOR_OPTIONS``
   ``-I``, ``-D`` and ``-U`` options for the C preprocessor, joined or split (``-DN=1``,
-  ``-D N=1``); anything else is a configure error. The preprocessor runs over a ``.d`` file
-  that uses ``#include``, ``#define`` or ``#if``, and over every file when a ``-D`` or ``-U``
-  is given, as ``dtrace -C`` does. Relative ``-I`` paths are relative to the current
-  source directory. The preprocessor is the target's C compiler (C++ where the directory
-  enables no C), with its launcher, ``CMAKE_<LANG>_COMPILER_TARGET`` and ``CMAKE_SYSROOT``,
-  so it sees the target's macros and headers in cross builds.
+  ``-D N=1``); anything else, a ``.d`` file given after the keyword included, is a
+  configure error. The preprocessor runs over a ``.d`` file that uses ``#include``,
+  ``#define`` or ``#if``, and over every file of the call when a ``-D`` or ``-U`` is given,
+  as ``dtrace -C`` does. Relative ``-I`` paths are relative to the current source directory.
 
 ``TRACER_SCRIPTS``
   Also generate, next to each ``<name>.h``, scripts that print every probe of the file
@@ -59,9 +61,8 @@ header whose content did not change is not rewritten, so nothing recompiles.
   the program or library that has the probes: ``bpftrace <name>.bt -c '<program>'
   <program>``. Its top comment says how to run it.
 
-Probes are emitted on Linux for x86-64, i386, aarch64, 32-bit ARM, riscv64, ppc64, s390x
-and mips64 (docs/internals.md, "Targets"). Elsewhere, or where the compiler
-defines ``USDT_DISABLE`` (``target_compile_definitions(<target> PRIVATE USDT_DISABLE)``),
+Probes are emitted on the targets docs/internals.md lists ("Targets"). Elsewhere, or where the
+compiler defines ``USDT_DISABLE`` (``target_compile_definitions(<target> PRIVATE USDT_DISABLE)``),
 they compile to nothing and every ``_ENABLED()`` check is false; the build never fails.
 
 Example::
@@ -78,10 +79,8 @@ The same with a bpftrace script, ``app.usdt/probes.bt``, installed with the prog
   get_target_property(app_scripts app USDT_TRACER_SCRIPTS)
   install(FILES ${app_scripts} DESTINATION ${CMAKE_INSTALL_DATADIR}/app)
 
-The generator needs Python 3.8 or later with Jinja2. It is looked for when this module is
-included; set ``USDT_PYTHON_EXECUTABLE`` to choose the interpreter. It runs with ``-B -E``
-from usdt's own directory, so it imports nothing from the caller's directories, ignores
-``PYTHONPATH`` and writes no ``__pycache__``.
+The generator needs Python 3.8 or later with Jinja2, looked for when this module is included;
+``USDT_PYTHON_EXECUTABLE`` chooses the interpreter.
 #]=======================================================================]
 
 include_guard(GLOBAL)
@@ -96,9 +95,17 @@ endif()
 # global properties because the caller may sit in any directory scope (add_subdirectory).
 # The source tree and the installed data directory share the layout cmake/, usdtgen/, templates/, runtime/.
 get_filename_component(_usdt_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
-file(GLOB _usdt_generator_files "${_usdt_root}/usdtgen/*.py" "${_usdt_root}/templates/*.j2")
-# Generated headers embed it.
-list(APPEND _usdt_generator_files "${_usdt_root}/runtime/include/usdt/usdt.h")
+# The files the generator reads (its modules, templates, the runtime headers generated headers
+# embed), as usdt's configure listed them: its package configuration, or its CMakeLists.txt in-tree.
+get_property(_usdt_generator_inputs GLOBAL PROPERTY USDT_GENERATOR_INPUTS)
+if(NOT _usdt_generator_inputs)
+  message(FATAL_ERROR "usdt: usdtAddProvider.cmake needs the list of the generator's files that "
+                      "find_package(usdt) or add_subdirectory(usdt) gives it; use one of those.")
+endif()
+set(_usdt_generator_files "")
+foreach(_usdt_input IN LISTS _usdt_generator_inputs)
+  list(APPEND _usdt_generator_files "${_usdt_root}/${_usdt_input}")
+endforeach()
 set_property(GLOBAL PROPERTY USDT_GENERATOR_ROOT "${_usdt_root}")
 set_property(GLOBAL PROPERTY USDT_GENERATOR_FILES "${_usdt_generator_files}")
 

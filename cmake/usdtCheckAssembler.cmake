@@ -9,8 +9,9 @@
 # (runtime/include/usdt/usdt.h says what leaving it out changes).
 #
 # The check builds a semaphore and a probe site with the runtime header itself, under the same
-# conditions as a generated header (its own USDT_HAVE_PROBES), beside a note as sys/sdt.h
-# writes it, with the compiler, its flags, target and sysroot, as try_compile does for any
+# conditions as a generated header (its own USDT_HAVE_PROBES), so that every target with probes
+# is checked: none passes configure and fails the build. It builds them beside a note as
+# sys/sdt.h writes it, with the compiler, its flags, target and sysroot, as try_compile does for any
 # check, and the assembler's warnings made errors. It links an executable, as the project's
 # own checks do, unless CMAKE_TRY_COMPILE_TARGET_TYPE says the toolchain cannot (a cross
 # toolchain without libraries); then it compiles only. GNU as accepts `o` since binutils 2.35

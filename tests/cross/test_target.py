@@ -1,6 +1,8 @@
 """The integration programs cross-compiled for one target with probes (--target, targets.py;
 project/, toolchain file debian.cmake), then read and run on this x86-64 machine:
 
+  - the configure step's assembler check: it assembles a probe site of the runtime header, with
+    its notes linked to the code (the section flag `o`), on this target as on every other;
   - readelf: the target's machine and ELF class; every probe, each argument's declared size
     and sign (tests/integration/expected.py, pointer-sized ones the target's word); every
     operand in a form the target's tracers parse (targets.py): a register, or an 8-byte slot
@@ -57,6 +59,18 @@ class CrossTestCase(cross_project.CrossTestCase):
 
     def notes(self, module):
         return elf_notes.notes(self.path(module))
+
+
+class AssemblerCheckTest(CrossTestCase):
+    def test_the_configure_check_assembles_a_probe_site_with_linked_notes(self):
+        """usdt_add_provider's assembler check (cmake/usdtCheckAssembler.cmake) builds the runtime
+        header's own site on this target too, with the section flag `o` that an assembler older
+        than binutils 2.35 rejects: such an assembler stops the configure step here, not the build."""
+        (source,) = (self.build / "CMakeFiles" / "usdt").glob("assembler-check.*")
+        compiler = f"{self.target.triple}-{'gcc' if source.suffix == '.c' else 'g++'}"
+        assembly = package.run([compiler, "-S", "-o", "-", f"-I{package.SETUP.source_dir / 'runtime' / 'include'}",
+                                source]).stdout
+        self.assertRegex(assembly, r'\.pushsection \.note\.stapsdt, "\?o", "note", \S+')
 
 
 class NotesTest(CrossTestCase):

@@ -7,12 +7,22 @@ Then, in order: touching probes.d, and touching app_types.h, each runs the gener
 COMMENT is printed) yet leaves probes.h and main.cpp's object as they were (same bytes, same
 mtime) and compiles nothing, and with Ninja the next build has no work to do (restat); last,
 a probe added to probes.d is in a rewritten probes.h and main.cpp is compiled again.
+
+The generator's own files (its modules, templates and the runtime headers generated headers
+embed) are the rule's other inputs, listed by usdt's configure, not globbed by the rule:
+GeneratorInputsTest copies usdt's tree, embeds it and installs it, and checks on both that
+the rule depends on exactly the files of each kind there (`ninja -t query`; with Ninja only), that
+touching one of each kind in-tree runs the generator again, and that a module added in-tree to
+usdtgen/ is depended on after the next build (the configure step lists it again).
 """
 
+import os
 import re
 import shutil
+import subprocess
 import time
 import unittest
+from pathlib import Path
 
 from embedding_support import PROJECTS, build_embedding, package
 import usdt_testing
@@ -67,6 +77,92 @@ class RegenerationTest(unittest.TestCase):
             self.assertIn(b"APP_IDLE()", after["probes.h"][1])
             for name in before:
                 self.assertGreater(after[name][0], before[name][0], f"{name} was not rewritten")
+
+
+# What the generator reads, under its root (usdt's tree, or an install's share/usdt).
+GENERATOR_FILE_PATTERNS = ("usdtgen/**/*.py", "templates/**/*.j2", "runtime/include/**/*")
+# What usdt's tree needs to be embedded and installed (not its tests, docs or build trees).
+USDT_TREE_PARTS = ("CMakeLists.txt", "bin", "cmake", "runtime", "templates", "usdtgen", "usdttool")
+FIND_PACKAGE_PROJECT = """cmake_minimum_required(VERSION 3.16)
+project(app LANGUAGES CXX)
+find_package(usdt CONFIG REQUIRED)
+add_executable(app main.cpp)
+usdt_add_provider(app probes.d)
+"""
+
+
+def generator_files(root: Path):
+    return sorted(path for pattern in GENERATOR_FILE_PATTERNS for path in root.glob(pattern)
+                  if path.is_file() and "__pycache__" not in path.parts)
+
+
+class GeneratorInputsTest(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        if package.SETUP.generator != "Ninja":
+            # The rule's inputs are usdt's list, whatever the generator: one shows them.
+            raise unittest.SkipTest("run with the Ninja generator (embedding.regeneration.ninja)")
+        work = package.SETUP.work_dir
+        cls.usdt = work / "usdt"
+        cls.usdt.mkdir()
+        for part in USDT_TREE_PARTS:
+            source = package.SETUP.source_dir / part
+            if source.is_dir():
+                shutil.copytree(source, cls.usdt / part, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy2(source, cls.usdt / part)
+        # Embedded: cxx_only/ with usdt from the copy.
+        embedded_source = work / "embedded_source"
+        shutil.copytree(PROJECTS / "cxx_only", embedded_source)
+        package.configure(embedded_source, work / "embedded", f"USDT_SOURCE_DIR={cls.usdt}")
+        package.build(work / "embedded")
+        # Installed: the copy installed, and a project with find_package(usdt).
+        package.configure(cls.usdt, work / "usdt_build", "USDT_BUILD_TESTS=OFF")
+        cls.prefix = work / "prefix"
+        package.run([package.SETUP.cmake, "--install", work / "usdt_build", "--prefix", cls.prefix])
+        installed_source = work / "installed_source"
+        shutil.copytree(PROJECTS / "cxx_only", installed_source)
+        (installed_source / "CMakeLists.txt").write_text(FIND_PACKAGE_PROJECT)
+        # Configured only: ninja -t query reads the rule without building it.
+        package.configure(installed_source, work / "installed", f"CMAKE_PREFIX_PATH={cls.prefix}")
+        cls.builds = {"embedded": (work / "embedded", cls.usdt),
+                      "installed": (work / "installed", cls.prefix / "share" / "usdt")}
+
+    def rule_inputs(self, build: Path):
+        """The generator rule's inputs, as Ninja has them, without the .d file."""
+        stamp = build / "app.usdt" / "probes.stamp"
+        query = subprocess.run(["ninja", "-C", str(build), "-t", "query", str(stamp)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=True).stdout
+        inputs = query.split("  input:", 1)[1].split("  outputs:", 1)[0].splitlines()[1:]
+        paths = {Path(os.path.normpath(build / line.strip().lstrip("|").strip())) for line in inputs}
+        return sorted(path for path in paths if path.suffix != ".d")
+
+    def test_the_rule_depends_on_exactly_the_generator_files(self):
+        for name, (build, root) in self.builds.items():
+            with self.subTest(name):
+                self.assertEqual(self.rule_inputs(build), generator_files(root))
+
+    def assert_touching_regenerates(self, build: Path, touched: Path):
+        time.sleep(0.05)
+        touched.touch()
+        output = package.build(build)
+        self.assertIn(GENERATING, output, f"touching {touched} did not run the generator")
+
+    def test_touching_a_generator_file_of_each_kind_regenerates(self):
+        build, root = self.builds["embedded"]   # the installed rule's inputs are the same list's
+        for pattern in GENERATOR_FILE_PATTERNS:
+            touched = sorted(path for path in root.glob(pattern) if path.is_file())[-1]
+            with self.subTest(touched=str(touched.relative_to(root))):
+                self.assert_touching_regenerates(build, touched)
+
+    def test_a_module_added_in_tree_is_depended_on(self):
+        build, root = self.builds["embedded"]
+        added = root / "usdtgen" / "added_by_the_test.py"
+        added.write_text('"""A module the generator does not import; its rule depends on it all the same."""\n')
+        package.build(build)   # configures again: usdt's list of the generator's files has changed
+        self.assert_touching_regenerates(build, added)
 
 
 if __name__ == "__main__":

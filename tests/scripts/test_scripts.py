@@ -53,7 +53,8 @@ LIBRARY_LINES = (f'scriptlib:work id=-7 name="{PATH}"',)
 
 # The same hits as `perf script` prints them, as regular expressions: arguments numbered from
 # arg1, strings as their addresses ({string}), the pointer in decimal ({request}). perf 6.1
-# prints negative 1- and 2-byte arguments as unsigned (-128 as 128); either form passes.
+# prints negative 1- and 2-byte arguments as unsigned (-128 as 128); either form passes. That
+# is perf's formatting: the kernel records them signed (test_kernel_records_narrow_arguments_signed).
 # perf 7 names an event `signed_ints` where the note says `signed__ints` (perf 6 keeps the name).
 PERF_LINES = (
     r"sdt_scripted:signed_?_ints: arg1=-?128 arg2=-?32768 arg3=-2147483648 arg4=-9223372036854775808",
@@ -203,6 +204,27 @@ class PerfScriptTest(unittest.TestCase):
         deleted = run(["sh", SCRIPTS["traced.perf.sh"], "delete"])
         self.assertEqual(deleted.returncode, 0, deleted.stderr)
         self.assertNotRegex(run(["perf", "probe", "-l"]).stdout, r"sdt_(scripted|extra):")
+
+    def test_kernel_records_narrow_arguments_signed(self):
+        """The events the script adds have signed fields for signed arguments (s8, s16), and the
+        kernel's own trace buffer prints -128 and -32768 where perf 6.1's `perf script` prints
+        128 and 32768 (docs/cookbook.md, "perf (root)")."""
+        added = run(["sh", SCRIPTS["traced.perf.sh"], "add", OPTIONS.program])
+        self.assertEqual((added.returncode, added.stderr), (0, ""))
+        tracefs = Path("/sys/kernel/tracing")
+        (event,) = (tracefs / "events" / "sdt_scripted").glob("signed_*ints")
+        self.assertRegex((event / "format").read_text(), r"field:s8 arg1;.*\n.*field:s16 arg2;")
+        # An instance of its own: its buffer holds only these events, and goes with it.
+        instance = Path(tempfile.mkdtemp(prefix="usdt-scripts-", dir=tracefs / "instances"))
+        instance_event = instance / "events" / "sdt_scripted" / event.name / "enable"
+        try:
+            instance_event.write_text("1")
+            self.assertEqual(run([OPTIONS.program, PATH]).returncode, 0)
+            instance_event.write_text("0")
+            trace = (instance / "trace").read_text()
+        finally:
+            instance.rmdir()
+        self.assertRegex(trace, r"arg1=-128 arg2=-32768 arg3=-2147483648 arg4=-9223372036854775808", trace)
 
     def test_add_warns_about_probes_the_file_lacks(self):
         added = run(["sh", SCRIPTS["scriptlib.perf.sh"], "add", OPTIONS.program])
