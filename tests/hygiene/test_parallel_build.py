@@ -38,7 +38,7 @@ GENERATING = re.compile(r"Generating USDT probes (\S+)")
 OPTIONS = argparse.Namespace()
 
 CMAKELISTS = """\
-cmake_minimum_required(VERSION 3.16)
+cmake_minimum_required(VERSION 3.18)
 project(usdt_parallel LANGUAGES C)
 set(USDT_SOURCE_DIR "" CACHE PATH "usdt's source tree")
 set(FORWARD "" CACHE STRING "the .d files, in the order app gives them to usdt_add_provider")
