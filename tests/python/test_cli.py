@@ -355,5 +355,54 @@ class InputErrorTest(CliTestCase):
         self.assertSucceeded(*self.generate())
 
 
+class DepfileAndStampTest(CliTestCase):
+    """--depfile lists, for the build, the .d file and what it #includes; --stamp is touched on
+    every success, so that Make need not run a rule whose header was left unchanged again."""
+
+    def test_depfile_names_the_stamp_and_every_included_file_absolutely(self):
+        self.write("my dir/types$.h", "#define ID_T uint64_t\n")
+        self.write("probes.d", '#include "my dir/types$.h"\nprovider p { probe x(ID_T id); };\n')
+        result = self.usdtgen("probes.d", "--header", "out/probes.h", "--depfile", "out/probes.deps",
+                              "--stamp", "out/probes.stamp")
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
+        # Make's escapes: a space as `\ `, a `$` as `$$`. The compiler's own headers
+        # (stdc-predef.h) may be listed too.
+        directory = str(self.directory).replace(" ", "\\ ")
+        lines = (self.directory / "out/probes.deps").read_text().split(" \\\n  ")
+        self.assertEqual(lines[:2], [f"{directory}/out/probes.stamp:", f"{directory}/probes.d"])
+        self.assertIn(f"{directory}/my\\ dir/types$$.h\n", lines)
+        self.assertTrue(all(line.startswith("/") for line in lines), lines)
+
+    def test_depfile_of_a_file_without_directives_names_it_alone(self):
+        self.write("probes.d", PROVIDERS)
+        self.assertEqual(self.usdtgen("probes.d", "--header", "probes.h", "--depfile", "probes.deps").returncode, 0)
+        self.assertEqual((self.directory / "probes.deps").read_text(),
+                         f"{self.directory}/probes.h: \\\n  {self.directory}/probes.d\n")
+
+    def test_stamp_is_touched_though_the_header_is_unchanged(self):
+        self.write("probes.d", PROVIDERS)
+        header, stamp = self.directory / "probes.h", self.directory / "probes.stamp"
+        self.assertEqual(self.usdtgen("probes.d", "--header", header, "--stamp", stamp).returncode, 0)
+        for path in (header, stamp):
+            os.utime(path, (1_000_000, 1_000_000))
+        self.assertEqual(self.usdtgen("probes.d", "--header", header, "--stamp", stamp).returncode, 0)
+        self.assertEqual(header.stat().st_mtime, 1_000_000, "an unchanged header keeps its time")
+        self.assertGreater(stamp.stat().st_mtime, 1_000_000)
+
+    def test_an_output_that_cannot_be_written(self):
+        self.write("probes.d", PROVIDERS)
+        self.write("file", "not a directory\n")
+        result = self.usdtgen("probes.d", "--header", "file/probes.h")
+        self.assertEqual(result.returncode, 1)
+        self.assertRegex(result.stderr, r"^usdtgen: error: cannot write file/probes\.h: [^\n]+\n$")
+
+    def test_an_error_removes_the_depfile_too(self):
+        self.write("probes.d", PROVIDERS.replace("int status", "float status"))
+        self.write("probes.deps", "stale\n")
+        result = self.usdtgen("probes.d", "--header", "probes.h", "--depfile", "probes.deps")
+        self.assertEqual(result.returncode, 1)
+        self.assertFalse((self.directory / "probes.deps").exists())
+
+
 if __name__ == "__main__":
     usdt_testing.main()

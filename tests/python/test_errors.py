@@ -16,6 +16,13 @@ class LocationTest(unittest.TestCase):
     def test_a_path_with_unprintable_characters_stays_on_one_line(self):
         self.assertEqual(str(SourceLocation("a\nb\x1b[31m.d", 1, 2)), "a\\nb\\x1b[31m.d:1:2")
         self.assertEqual(errors.printable("é ok"), "é ok")
+        self.assertEqual(errors.printable("tab\there"), "tab\\there")
+
+    def test_locations_compare_by_value_and_are_frozen(self):
+        self.assertEqual(SourceLocation("a.d", 1, 2), SourceLocation("a.d", 1, 2))
+        self.assertNotEqual(SourceLocation("a.d", 1, 2), SourceLocation("a.d", 2, 1))
+        with self.assertRaises(AttributeError):
+            SourceLocation("a.d", 1, 2).line = 3
 
 
 class ReportTest(unittest.TestCase):
