@@ -53,7 +53,7 @@ KVSERVER_ARGUMENTS = {
 KVSERVER_SITES = dict(dict.fromkeys(KVSERVER_SIGNATURES, 1), **{"kvcache:fill": 2})
 KVSERVER_HEADING = f"{len(KVSERVER_SIGNATURES)} probes"
 KVSERVER_SOURCES = {probe: f"{probe.split(':')[0]}.d" for probe in KVSERVER_SIGNATURES}
-KVSTORE_SIGNATURE = "kvstore:lookup(string key, size_t length)"
+KVSTORE_SIGNATURE = "kvstore:lookup(const char * key, bool found)"
 NOTES_FALLBACK = "argument names and types from the stapsdt notes"
 SHARED_SEMAPHORE_PAGE = (
     "a semaphore is on a file page that an earlier writable segment (GNU_RELRO's, as lld and mold "
@@ -509,7 +509,7 @@ class waiting_kvserver:
 
     def __exit__(self, *exception):
         output, _ = self.process.communicate(timeout=30)
-        if exception[0] is None and (self.process.returncode, output) != (0, "looked up 5 bytes\n"):
+        if exception[0] is None and (self.process.returncode, output) != (0, "looked up alpha: found\n"):
             raise AssertionError(f"{self.arguments}: exit {self.process.returncode}, output {output!r}")
         return False
 

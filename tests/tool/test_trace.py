@@ -54,7 +54,7 @@ KVSERVER_HITS = [
 ]
 # tool_kvserver's probes, as `usdt trace` lists them in its errors.
 KVSERVER_PROBES = "kvcache:fill kvcache:get kvcache:tick kvserver:request__done kvserver:request__start kvstore:lookup"
-KVSTORE_HITS = [("kvstore:lookup", {"key": '"alpha"', "length": "5"})]
+KVSTORE_HITS = [("kvstore:lookup", {"key": '"alpha"', "found": "true"})]
 # programs/sdt_only.c: DTRACE_PROBE3(sdtapp, hello, -3, 7, 'x'), DTRACE_PROBE(sdtapp, bye).
 SDT_ONLY_HITS = [("sdtapp:hello", {"arg0": "-3", "arg1": "7", "arg2": "120"}), ("sdtapp:bye", {})]
 # programs/twolibs.c: core:hit from libtool_core_a.so (who=1) and libtool_core_b.so (who=2).

@@ -34,6 +34,6 @@ int main(int argc, char **argv) {
     KVCACHE_FILL(2, beta, 1);
     KVSERVER_REQUEST_DONE(1, 200, 1500);
     KVCACHE_TICK();
-    printf("looked up %zu bytes\n", kvstore_lookup(alpha));
+    printf("looked up alpha: %s\n", kvstore_lookup(alpha) ? "found" : "missing");
     return 0;
 }

@@ -1,7 +1,7 @@
 #ifndef TOOL_KVSTORE_API_H
 #define TOOL_KVSTORE_API_H
-#include <stddef.h>
+#include <stdbool.h>
 
-size_t kvstore_lookup(const char *key);
+bool kvstore_lookup(const char *key);
 
 #endif
