@@ -1,0 +1,277 @@
+"""`usdt trace` with bpftrace attached for real (root): LiveTest, which tool.trace runs through
+test_trace.py (and tool.bpftrace_releases in Debian roots); trace_support.py holds what the
+tests of usdt trace share. What the programs fire is written from their sources, not taken
+from a tracer.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import usdt_testing
+from trace_support import (CXXAPP_HITS, INTERRUPT_DELAYS, KVSERVER_HITS, KVSTORE_HITS, LOADED_HIT, OPTIONS, PROGRAMS,
+                           SDT_ONLY_HITS, TRACE_TIMEOUT, TWOLIBS_HITS, UNUSUAL_DIRECTORY, TraceTestCase,
+                           copy_programs, hits, interrupted, parse_arguments, start_loading_late, start_waiting,
+                           trace_process, usdt, usdt_command)
+from usdt_testing import require_tracer
+
+
+class LiveTest(TraceTestCase):
+    """bpftrace attached for real (root)."""
+
+    def setUp(self):
+        require_tracer(self, "bpftrace")
+
+    def test_a_command_with_its_status_and_arguments(self):
+        # A shell runs the program and exits 3: usdt exits 3, after every hit. The program
+        # and the library it loads are copies in a directory whose path must be quoted; an
+        # argument with a space reaches the command whole (else the shell exits 1).
+        copies = copy_programs(OPTIONS.work_dir / UNUSUAL_DIRECTORY, "kvserver", "kvstore")
+        result = usdt("trace", copies["kvserver"], "--", "/bin/sh", "-c",
+                      'test "$1" = "a b" || exit 1; "$0" > /dev/null; exit 3', copies["kvserver"], "a b")
+        self.assertEqual(result.returncode, 3, result)
+        # With the library it loads.
+        self.assertIn(f"usdt: tracing 6 probes of {copies['kvserver']}, in 2 files", result.stderr)
+        self.assertIn("(names and types from kvcache.d, kvserver.d, kvstore.d)", result.stderr)
+        self.assert_hits(result.stdout, KVSERVER_HITS + KVSTORE_HITS)
+
+    def test_probes_described_by_their_notes_only(self):
+        result = usdt("trace", PROGRAMS["sdt_only"], "--", PROGRAMS["sdt_only"])
+        self.assertEqual(result.returncode, 0, result)
+        self.assertIn("(names and types from the stapsdt notes)", result.stderr)
+        self.assert_hits(result.stdout, SDT_ONLY_HITS)
+
+    def test_names_from_a_provider_file(self):
+        provider_file = OPTIONS.work_dir / "renamed.d"
+        provider_file.write_text("provider sdtapp { probe hello(int32_t count, uint64_t total, char letter); };\n")
+        result = usdt("trace", PROGRAMS["sdt_only"], "-d", provider_file, "sdtapp:hello", "--", PROGRAMS["sdt_only"])
+        self.assertEqual(result.returncode, 0, result)
+        self.assertIn("(names and types from renamed.d)", result.stderr)
+        self.assert_hits(result.stdout, [("sdtapp:hello", {"count": "-3", "total": "7", "letter": "120"})])
+
+    def test_a_running_process_and_its_shared_library(self):
+        program = subprocess.Popen([PROGRAMS["kvserver"], "--wait"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(program.stdout.readline(), "ready\n")
+            tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid), stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True)
+            announcement = tracer.stderr.readline()
+            self.assertIn(f"usdt: tracing 6 probes of process {program.pid}", announcement)
+            program.stdin.close()     # the program fires its probes and exits; so does bpftrace
+            output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
+        finally:
+            program.kill()
+            program.wait()
+        self.assertEqual((tracer.returncode, errors), (0, ""))
+        lines = hits(output)
+        from_library = [line for line in lines if line[0].startswith("kvstore:")]
+        self.assert_hits("\n".join(line for line in output.splitlines() if " kvstore:" not in line),
+                         KVSERVER_HITS, pid=program.pid)
+        self.assertEqual([(probe, fields) for probe, fields, _ in from_library], KVSTORE_HITS)
+
+    def test_probes_in_the_libraries_a_program_loads(self):
+        # The program has none: the library it links has, and the one it dlopen()s when named.
+        # The string literals are on pages nothing but the tracer reads: bpftrace reads them as
+        # "", usdt from the library's file (the program may have exited), from the first hit on.
+        result = usdt("trace", PROGRAMS["twolibs"], "--", PROGRAMS["twolibs"])
+        self.assertEqual(result.returncode, 0, result)
+        self.assertIn(f"usdt: tracing 1 probe of {PROGRAMS['twolibs']} (names and types from core.d)", result.stderr)
+        self.assert_hits(result.stdout, TWOLIBS_HITS[0::2])
+        result = usdt("trace", PROGRAMS["twolibs"], PROGRAMS["core_b"], "--", PROGRAMS["twolibs"])
+        self.assertEqual(result.returncode, 0, result)
+        self.assert_hits(result.stdout, TWOLIBS_HITS)
+
+    def test_one_probe_in_two_libraries_of_a_process(self):
+        # bpftrace 0.17's -p attached one library's site to the other (garbage, SIGSEGV):
+        # each library's own values, and the program ends as it would untraced. programs/core_a.c
+        # and core_b.c pass string literals nothing else reads, on pages the process never
+        # touched: with -p, usdt faults the traced files' pages in before attaching.
+        for patterns in ((), ("core:hit",)):
+            with self.subTest(patterns=patterns):
+                program = start_waiting(PROGRAMS["twolibs"])
+                result, status = trace_process(program, *patterns)
+                self.assertEqual((result.returncode, status), (0, 0), result)
+                self.assertEqual(result.stderr, f"usdt: tracing 2 probes of process {program.pid}, in 2 files "
+                                                f"(names and types from core.d); Ctrl-C to stop\n")
+                self.assert_hits(result.stdout, TWOLIBS_HITS, pid=program.pid)
+
+    def test_a_library_named_before_the_process_loads_it(self):
+        # Attached by its path from the start: from the first hit after dlopen(), no bpftrace more.
+        output, pid = self.trace_loading_late(
+            PROGRAMS["core_b"], says=lambda pid: None,
+            announced=lambda pid: f"usdt: tracing 2 probes of process {pid}, in 2 files (names and types from "
+                                  f"core.d); Ctrl-C to stop\n")
+        self.assert_hits(output, [LOADED_HIT, *TWOLIBS_HITS], pid=pid)
+
+    def trace_loading_late(self, *arguments, says=None, announced=None):
+        """`usdt trace -p` on tool_twolibs --load-late, which loads libtool_core_b.so once usdt
+        has announced it traces (`announced(pid)`, if given), then, once usdt says it traces
+        that library too (or `says(pid)`, if given; nothing, if that is None), fires the rounds
+        and exits: (usdt's standard output, the program's pid)."""
+        program = start_loading_late()
+        tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid, *arguments), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(tracer.stderr.readline(),
+                             announced(program.pid) if announced else
+                             f"usdt: tracing 1 probe of process {program.pid} (names and types from core.d); "
+                             f"Ctrl-C to stop\n")
+            program.stdin.write("load\n")
+            program.stdin.flush()
+            self.assertEqual(program.stdout.readline(), "loaded\n")
+            later = says(program.pid) if says else (f"usdt: tracing 1 more probe of process {program.pid}, in "
+                                                   f"{PROGRAMS['core_b']}, loaded since (names and types from "
+                                                   f"core.d)\n")
+            if later is not None:
+                self.assertEqual(tracer.stderr.readline(), later)
+            program.stdin.close()
+            output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
+            status = program.wait(timeout=TRACE_TIMEOUT)
+        finally:
+            for process in (tracer, program):
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+            program.stdout.close()
+        self.assertEqual((tracer.returncode, errors, status), (0, "", 0))
+        return output, program.pid
+
+    def test_a_library_the_process_loads_after_usdt_attached(self):
+        # Traced once usdt has seen it mapped and another bpftrace has attached to it (a line on
+        # stderr says so): not the hit fired right after dlopen(), every later one. Two
+        # bpftraces: each one's lines in order, their nsecs tell the order of both.
+        output, pid = self.trace_loading_late()
+        lines = sorted(output.splitlines(), key=lambda line: int(line.split()[0]))
+        self.assert_hits("\n".join(lines), TWOLIBS_HITS, pid=pid)
+
+    def test_a_library_the_process_loads_after_usdt_attached_as_json(self):
+        output, pid = self.trace_loading_late("--json")
+        objects = sorted((json.loads(line) for line in output.splitlines()), key=lambda hit: hit["monotonic_ns"])
+        self.assertEqual([(hit["type"], hit["probe"], hit["pid"], hit["args"]) for hit in objects],
+                         [("hit", probe, pid, {"who": int(fields["who"]), "value": int(fields["value"]),
+                                               "from": fields["from"].strip('"')})
+                          for probe, fields in TWOLIBS_HITS])
+
+    def test_summaries_leave_out_a_library_the_process_loads_later(self):
+        # Counted by the first bpftrace alone: a warning says how to count the library too.
+        library = PROGRAMS["core_b"]
+        output, pid = self.trace_loading_late(
+            "--count", "--json",
+            says=lambda pid: f"usdt: warning: process {pid} loaded {library} since usdt started: the summaries "
+                             f"count the files traced from the start alone; to include it, name it: "
+                             f"usdt trace -p {pid} {library}\n")
+        counts = [json.loads(line) for line in output.splitlines()]
+        self.assertEqual([(summary["type"], summary["hits"]) for summary in counts], [("counts", {"core:hit": 3})])
+
+    def test_pointers_nothing_can_read_crash_neither_the_program_nor_usdt(self):
+        # tests/integration/programs/bad_pointers.h: NULL, (const char *)1, unmapped and
+        # PROT_NONE memory, an unterminated string running into it, then "good"; to bad:text
+        # (a semaphore; the C++ API in the C++ program) and bad:unguarded (none, a macro).
+        # usdt's status is the program's own.
+        for name in ("bad_strings_c", "bad_strings_cpp"):
+            with self.subTest(program=name):
+                result = usdt("trace", PROGRAMS[name], "--", PROGRAMS[name])
+                self.assertEqual(result.returncode, 0, result)
+                lines = hits(result.stdout)
+                self.assertEqual([(probe, fields["number"]) for probe, fields, _ in lines],
+                                 [(probe, str(number)) for number in range(1, 7)
+                                  for probe in ("bad:text", "bad:unguarded")])
+                texts = [fields["text"] for _, fields, _ in lines]
+                self.assertEqual(texts[:2] + texts[-2:], ['""', '""', '"good"', '"good"'])
+                for text in texts[2:-2]:
+                    # Read as "" by bpftrace; usdt says what it found, if it found the process.
+                    self.assertRegex(text, r'^(""|<unreadable:0x[0-9a-f]+>)$')
+
+    def test_a_cxx_process_and_libstdcxx(self):
+        # libstdc++ maps as libstdc++.so.6.0.30: the path of its probes must be quoted.
+        program = start_waiting(PROGRAMS["cxxapp"])
+        result, status = trace_process(program)
+        self.assertEqual((result.returncode, status), (0, 0), result)
+        self.assertIn(f"usdt: tracing 4 probes of process {program.pid}, in 2 files "
+                      f"(names and types from cxxapp.d, the stapsdt notes)", result.stderr)
+        self.assert_hits(result.stdout, CXXAPP_HITS, pid=program.pid)
+
+    def test_a_process_in_a_path_with_unusual_characters(self):
+        # By path, test_a_command_with_its_status.
+        copies = copy_programs(OPTIONS.work_dir / UNUSUAL_DIRECTORY, "kvserver", "kvstore")
+        program = start_waiting(copies["kvserver"])
+        result, status = trace_process(program)
+        self.assertEqual((result.returncode, status), (0, 0), result)
+        self.assert_hits(result.stdout, KVSERVER_HITS + KVSTORE_HITS, pid=program.pid)
+
+    def test_ctrl_c_stops_cleanly(self):
+        # As a terminal's Ctrl-C does: SIGINT to usdt's whole process group. Without
+        # PYTHONUNBUFFERED, as a user's pipe (`usdt trace ... | grep`): lines must come as hits do.
+        environment = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+        tracer = subprocess.Popen(usdt_command("trace", PROGRAMS["kvserver"]), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, start_new_session=True, env=environment)
+        watchdog = threading.Timer(TRACE_TIMEOUT, tracer.kill)
+        watchdog.start()
+        self.addCleanup(watchdog.cancel)
+        try:
+            self.assertIn("Ctrl-C to stop", tracer.stderr.readline())
+            bpftrace = subprocess.run(["pgrep", "-P", str(tracer.pid), "bpftrace"], capture_output=True,
+                                      text=True).stdout.split()
+            self.assertEqual(len(bpftrace), 1, "one bpftrace child")
+            for _ in range(2):
+                subprocess.run([PROGRAMS["kvserver"]], stdout=subprocess.DEVNULL, check=True)
+            # Ctrl-C stops bpftrace at once, dropping hits it has not printed yet: wait for them.
+            printed = [tracer.stdout.readline() for _ in range(len(KVSERVER_HITS + KVSTORE_HITS) * 2)]
+            os.killpg(tracer.pid, signal.SIGINT)
+            output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
+            output = "".join(printed) + output
+        finally:
+            if tracer.poll() is None:
+                tracer.kill()
+        self.assertEqual((tracer.returncode, errors), (0, ""))
+        self.assert_hits(output, (KVSERVER_HITS + KVSTORE_HITS) * 2)
+        self.assertFalse(Path(f"/proc/{bpftrace[0]}").exists(), "bpftrace outlived usdt trace")
+
+    def test_ctrl_c_while_starting_or_attaching(self):
+        # Before the announcement: 130, nothing printed, no bpftrace left; after it, a plain stop
+        # (130 where the Ctrl-C came as bpftrace attached).
+        for delay in INTERRUPT_DELAYS:
+            with self.subTest(delay=delay):
+                result = interrupted(delay, "trace", PROGRAMS["kvserver"])
+                if "Ctrl-C to stop" in result.stderr:
+                    self.assertIn(result.returncode, (0, 130), result)
+                    self.assertNotIn("Traceback", result.stderr)
+                else:
+                    self.assert_interrupted_quietly(result)
+        self.assertEqual(subprocess.run(["pgrep", "-f", f"bpftrace .*{PROGRAMS['kvserver']}"], capture_output=True,
+                                        text=True).stdout, "", "a bpftrace outlived usdt")
+
+    def test_bpftrace_does_not_outlive_usdt(self):
+        # One `usdt trace` per signal, all attached, then all signalled, at once: nothing fires
+        # their probes, and each bpftrace takes its time to stop.
+        stops = (signal.SIGTERM, signal.SIGHUP, signal.SIGKILL)
+        tracers = [subprocess.Popen(usdt_command("trace", PROGRAMS["kvserver"]), stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, text=True, start_new_session=True) for _ in stops]
+        for tracer in tracers:
+            self.addCleanup(tracer.wait)
+            self.addCleanup(tracer.kill)
+        children = []
+        for tracer in tracers:
+            self.assertIn("Ctrl-C to stop", tracer.stderr.readline())
+            bpftrace = subprocess.run(["pgrep", "-P", str(tracer.pid), "bpftrace"], capture_output=True,
+                                      text=True).stdout.split()
+            self.assertEqual(len(bpftrace), 1, "one bpftrace child")
+            children.append(bpftrace[0])
+        for stop, tracer in zip(stops, tracers):
+            os.kill(tracer.pid, stop)   # usdt alone
+        deadline = time.monotonic() + TRACE_TIMEOUT
+        for stop, tracer, bpftrace in zip(stops, tracers, children):
+            with self.subTest(signal=stop.name):
+                tracer.wait(timeout=TRACE_TIMEOUT)
+                while Path(f"/proc/{bpftrace}/exe").exists() and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                self.assertFalse(Path(f"/proc/{bpftrace}/exe").exists(), f"bpftrace outlived {stop.name}")
+
+if __name__ == "__main__":
+    parse_arguments()
+    usdt_testing.main()
