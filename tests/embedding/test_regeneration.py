@@ -83,7 +83,7 @@ class RegenerationTest(unittest.TestCase):
 GENERATOR_FILE_PATTERNS = ("usdtgen/**/*.py", "templates/**/*.j2", "runtime/include/**/*")
 # What usdt's tree needs to be embedded and installed (not its tests, docs or build trees).
 USDT_TREE_PARTS = ("CMakeLists.txt", "bin", "cmake", "runtime", "templates", "usdtgen", "usdttool")
-FIND_PACKAGE_PROJECT = """cmake_minimum_required(VERSION 3.16)
+FIND_PACKAGE_PROJECT = """cmake_minimum_required(VERSION 3.18)
 project(app LANGUAGES CXX)
 find_package(usdt CONFIG REQUIRED)
 add_executable(app main.cpp)
