@@ -10,9 +10,9 @@ from usdtgen.parser import parse
 
 
 def probe(text):
-    """The only probe of a one-probe provider file."""
+    """The only probe of a one-probe provider file, as a tracer sees it (model.Probe.traced)."""
     (only,) = model.build(parse(text, "t.d"), "t.d", "t.d").probes
-    return only
+    return only.traced()
 
 
 EVERY_KIND = probe("provider p { probe x(int8_t small, uint64_t big, bool on, const char *path, "
@@ -54,7 +54,7 @@ class PrintfTest(unittest.TestCase):
 
 class UnreadStringTest(unittest.TestCase):
     def test_string_arguments_are_the_ones_bpftrace_reads(self):
-        self.assertEqual([argument.declared_name for argument in bpftrace_view.bpftrace_string_arguments(EVERY_KIND)],
+        self.assertEqual([argument.name for argument in bpftrace_view.bpftrace_string_arguments(EVERY_KIND)],
                          ["path", "name"])
         # h, a string, is the eighth argument: bpftrace never reads it.
         self.assertEqual(bpftrace_view.bpftrace_string_arguments(EIGHT), [])

@@ -14,7 +14,8 @@ def provider_file(text):
 
 FILE = provider_file("provider myapp { probe request__start(uint64_t id, const char *path); probe tick(); };\n"
                      "provider other { probe x(int class, struct req *); };")
-START, TICK, X = FILE.probes
+# The probes as a tracer sees them (model.Probe.traced), which the view prints.
+START, TICK, X = (probe.traced() for probe in FILE.probes)
 
 
 class EventTest(unittest.TestCase):

@@ -9,9 +9,9 @@ from usdtgen.parser import parse
 
 
 def probe(text):
-    """The only probe of a one-probe provider file."""
+    """The only probe of a one-probe provider file, as a tracer sees it (model.Probe.traced)."""
     (only,) = model.build(parse(text, "t.d"), "t.d", "t.d").probes
-    return only
+    return only.traced()
 
 
 class PrintfTest(unittest.TestCase):
