@@ -11,8 +11,11 @@ from . import VERSION, bpftrace_view, header_view, perf_view, systemtap_view
 from .model import ProviderFile
 
 TEMPLATE_DIRECTORY = Path(__file__).resolve().parent.parent / "templates"
-# Embedded in every generated header (the source tree and the installed data directory share this layout).
-RUNTIME_HEADER = Path(__file__).resolve().parent.parent / "runtime" / "include" / "usdt" / "usdt.h"
+# The runtime, embedded in every generated header (the source tree and the installed data
+# directory share this layout): the probe site, for C and C++, and the C++ part, for C++ only.
+RUNTIME_DIRECTORY = Path(__file__).resolve().parent.parent / "runtime" / "include" / "usdt"
+RUNTIME_HEADER = RUNTIME_DIRECTORY / "usdt.h"
+RUNTIME_CXX_HEADER = RUNTIME_DIRECTORY / "usdt_cxx.h"
 
 # Output kind -> template producing it.
 TEMPLATES = {
@@ -25,9 +28,9 @@ TEMPLATES = {
 
 def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES)) -> Dict[str, str]:
     """Returns the text of each output kind in `kinds`, keys of TEMPLATES."""
-    runtime_header = _runtime_header()
+    runtime_header = _read(RUNTIME_HEADER)
     context = {"model": model, "version": VERSION, "runtime_header": runtime_header,
-               "abi_version": _abi_version(runtime_header)}
+               "runtime_cxx_header": _read(RUNTIME_CXX_HEADER), "abi_version": _abi_version(runtime_header)}
     return {kind: _environment().get_template(TEMPLATES[kind]).render(context) for kind in kinds}
 
 
@@ -42,8 +45,8 @@ def render_trace_script(plan, ready_line: str, unread_marker: str, maps_start: s
 
 
 @functools.lru_cache(maxsize=None)
-def _runtime_header() -> str:
-    return RUNTIME_HEADER.read_text(encoding="utf-8")
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
 
 
 def _abi_version(runtime_header: str) -> str:

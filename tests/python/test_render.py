@@ -43,15 +43,19 @@ class HeaderTest(unittest.TestCase):
         self.assertLines("#ifndef USDT_GENERATED_APP_PROBES_H\n#define USDT_GENERATED_APP_PROBES_H")
         self.assertEqual(self.lines[-1], "#endif /* USDT_GENERATED_APP_PROBES_H */")
 
-    def test_embeds_the_runtime_header_and_checks_its_version(self):
-        runtime_header = (Path(__file__).resolve().parents[2] / "runtime/include/usdt/usdt.h").read_text()
+    def test_embeds_the_runtime_headers_and_checks_their_version(self):
+        runtime = Path(__file__).resolve().parents[2] / "runtime/include/usdt"
+        runtime_header, runtime_cxx_header = ((runtime / name).read_text() for name in ("usdt.h", "usdt_cxx.h"))
         self.assertIn(runtime_header, self.header)
         self.assertNotIn("#include <usdt/", self.header)
-        self.assertLines(
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 9\n"
+        # The C++ part only where the version matches, and only for C++.
+        self.assertIn(
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 10\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
-            "#endif")
+            "#elif defined(__cplusplus)\n"
+            "/* usdt/usdt_cxx.h ", self.header)
+        self.assertIn(runtime_cxx_header + "\n#endif\n", self.header)
 
     def test_semaphores_are_declared_and_defined(self):
         self.assertLines(
@@ -208,11 +212,12 @@ class PerfScriptTest(ScriptTestCase):
 
 
 GOLDEN = Path(__file__).resolve().with_name("golden")
-# Output kind -> golden file. The header's golden copy leaves out the embedded usdt/usdt.h,
-# which HeaderTest checks is there verbatim.
+# Output kind -> golden file. The header's golden copy leaves out the embedded usdt/usdt.h and
+# usdt/usdt_cxx.h, which HeaderTest checks are there verbatim.
 GOLDEN_FILES = {"header": "app-probes.h", "bpftrace": "app-probes.bt", "systemtap": "app-probes.stp",
                 "perf": "app-probes.perf.sh"}
 RUNTIME_HEADER_STAND_IN = "/* usdt/usdt.h, embedded here: left out of the golden file */\n"
+RUNTIME_CXX_HEADER_STAND_IN = "/* usdt/usdt_cxx.h, embedded here: left out of the golden file */\n"
 
 
 class GoldenTest(unittest.TestCase):
@@ -221,10 +226,11 @@ class GoldenTest(unittest.TestCase):
     def test_each_output_is_its_golden_file(self):
         source = GOLDEN / "app-probes.d"
         outputs = render.render(model.build(parse(source.read_text(), source.name), source.name, str(source)))
-        runtime_header = render.RUNTIME_HEADER.read_text()
+        runtime_header, runtime_cxx_header = render.RUNTIME_HEADER.read_text(), render.RUNTIME_CXX_HEADER.read_text()
         for kind, name in GOLDEN_FILES.items():
             with self.subTest(kind=kind):
                 text = outputs[kind].replace(runtime_header, RUNTIME_HEADER_STAND_IN)
+                text = text.replace(runtime_cxx_header, RUNTIME_CXX_HEADER_STAND_IN)
                 golden = GOLDEN / name
                 if os.environ.get("USDT_UPDATE_GOLDEN") == "1":
                     golden.write_text(text)

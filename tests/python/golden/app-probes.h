@@ -29,8 +29,12 @@
 /* usdt/usdt.h, embedded here: left out of the golden file */
 
 /* Another generated header, of another usdt version, came first in this translation unit. */
-#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 9
+#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 10
 #error "app-probes.h was generated for another version of usdt/usdt.h: regenerate it from app-probes.d"
+#elif defined(__cplusplus)
+/* usdt/usdt_cxx.h 0.1.0, embedded: C++ only. */
+/* usdt/usdt_cxx.h, embedded here: left out of the golden file */
+
 #endif
 
 #include <stddef.h>
