@@ -268,5 +268,12 @@ class HygieneTest(unittest.TestCase):
         version = re.search(r"^#define USDT_ABI_VERSION (\d+)$", runtime_header, re.MULTILINE).group(1)
         self.assertIn(f"#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != {version}\n", rendered()["header"])
 
+    def test_the_runtime_headers_changelog_ends_with_its_version(self):
+        runtime_header = render.RUNTIME_HEADER.read_text()
+        changelog = re.search(r"One line per version, what changed:\n(.*?)\*/\n#define USDT_ABI_VERSION (\d+)\n",
+                              runtime_header, re.DOTALL)
+        versions = [int(line.split()[0]) for line in changelog.group(1).splitlines()]
+        self.assertEqual(versions, list(range(1, int(changelog.group(2)) + 1)))
+
 if __name__ == "__main__":
     usdt_testing.main()

@@ -63,7 +63,19 @@
 #ifndef USDT_USDT_H
 #define USDT_USDT_H
 
-/* Generated headers check this and refuse to compile against another version. */
+/* What a generated header and this runtime agree on: the macros, their arguments, the notes
+   and semaphores they emit. A generated header checks it and refuses to compile against another
+   version. One line per version, what changed:
+    1  the site: a nop, its .note.stapsdt, semaphores
+    2  probes without a semaphore (semaphore address 0, always enabled)
+    3  a .note.usdt record per site: .d file, argument names, declared types and kinds
+    4  embedded in generated headers: they define semaphores (COMDAT) and emit .stapsdt.base
+    5  C++ macro conversions always inlined (no call per argument at -O0)
+    6  string arguments of probes with a semaphore read by the site while traced (pages faulted in)
+    7  i386, ARM, riscv64, ppc64, s390x, mips64: argument block on 32-bit targets, word-sized specs
+    8  the C++ API's shared argument types (usdt::integer_argument<T, N> and siblings)
+    9  sites never read string arguments: memory inputs instead of a memory clobber
+   10  split into usdt/usdt.h and usdt/usdt_cxx.h (C++ only) */
 #define USDT_ABI_VERSION 10
 
 /* The targets probes are emitted for: those whose tracers read the notes (the reference's
