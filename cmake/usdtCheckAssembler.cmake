@@ -53,8 +53,8 @@ function(_usdt_check_assembler language result)
    probe site, as a generated header emits them, and a note as sys/sdt.h writes its own. */
 #if !defined(USDT_CHECK_WITHOUT_DIRECTIVES)
 #include "usdt/usdt.h"
-USDT_SEMAPHORE_DECLARE(usdt_assembler_check_semaphore);
-USDT_SEMAPHORE_DEFINE(usdt_assembler_check_semaphore);
+_USDT_SEMAPHORE_DECLARE(usdt_assembler_check_semaphore);
+_USDT_SEMAPHORE_DEFINE(usdt_assembler_check_semaphore);
 #if defined(__GNUC__) && defined(__ELF__)
 __asm__(".pushsection .note.stapsdt, \"?\", \"note\"\n"
         ".balign 4\n"
@@ -65,7 +65,7 @@ __asm__(".pushsection .note.stapsdt, \"?\", \"note\"\n"
 #endif
 int main(void) {
 #if !defined(USDT_CHECK_WITHOUT_DIRECTIVES)
-    USDT_SITE("usdt", "assembler_check", "usdt_assembler_check_semaphore", "m"(usdt_assembler_check_semaphore),
+    _USDT_SITE("usdt", "assembler_check", "usdt_assembler_check_semaphore", "m"(usdt_assembler_check_semaphore),
               "", (), ("assembler-check.d"));
 #endif
     return 0;

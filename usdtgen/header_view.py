@@ -16,8 +16,8 @@ from .types import Kind
 _ASM_STRING_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _.-+:/")
 
 # The runtime header's check of a probe macro's argument, per kind of declared type.
-MACRO_CHECKS = {Kind.INTEGER: "USDT_CHECK_INTEGER", Kind.BOOLEAN: "USDT_CHECK_BOOL", Kind.STRING: "USDT_CHECK_STRING",
-                Kind.POINTER: "USDT_CHECK_POINTER"}
+MACRO_CHECKS = {Kind.INTEGER: "_USDT_CHECK_INTEGER", Kind.BOOLEAN: "_USDT_CHECK_BOOL", Kind.STRING: "_USDT_CHECK_STRING",
+                Kind.POINTER: "_USDT_CHECK_POINTER"}
 
 # The runtime header's C++ argument classes of each kind but integers, whose class also
 # takes the declared type: usdt::<name><index>.
@@ -46,15 +46,15 @@ def c_type(argument: Argument) -> str:
 def spec(argument: Argument) -> str:
     """`[-]SIZE@OPERAND` as C string-literal tokens.
 
-    The runtime header's USDT_SPEC_OPERAND and USDT_SPEC_NARROW_OPERAND (under 8 bytes) print
+    The runtime header's _USDT_SPEC_OPERAND and _USDT_SPEC_NARROW_OPERAND (under 8 bytes) print
     the operand in the form tracers parse on the target: the register of operand N, or the
     argument's slot, 8 bytes each, in the argument block of 32-bit targets. A pointer-sized
-    argument takes its size from USDT_WORD_SIZE, 4 or 8.
+    argument takes its size from _USDT_WORD_SIZE, 4 or 8.
     """
     argument_type = argument.type
     sign = "-" if argument_type.signed else ""
-    size = f'"{sign}" USDT_WORD_SIZE "@"' if argument_type.pointer_sized else f'"{sign}{argument_type.size}@"'
-    operand = "USDT_SPEC_NARROW_OPERAND" if argument_type.size < 8 else "USDT_SPEC_OPERAND"
+    size = f'"{sign}" _USDT_WORD_SIZE "@"' if argument_type.pointer_sized else f'"{sign}{argument_type.size}@"'
+    operand = "_USDT_SPEC_NARROW_OPERAND" if argument_type.size < 8 else "_USDT_SPEC_OPERAND"
     return f'{size} {operand}("{argument.index}", "{8 * argument.index}")'
 
 
@@ -78,11 +78,11 @@ def argument_spec(probe: Probe) -> str:
 
 def enabled_expression(probe: Probe) -> str:
     """What the `_ENABLED()` macro expands to."""
-    return f"USDT_SEMAPHORE_ACTIVE({probe.semaphore_name})" if probe.has_semaphore else "USDT_ALWAYS_ACTIVE"
+    return f"_USDT_SEMAPHORE_ACTIVE({probe.semaphore_name})" if probe.has_semaphore else "_USDT_ALWAYS_ACTIVE"
 
 
 def site_semaphore(probe: Probe) -> str:
-    """USDT_SITE's semaphore arguments: its name, as a string, and the variable as an operand."""
+    """_USDT_SITE's semaphore arguments: its name, as a string, and the variable as an operand."""
     if probe.has_semaphore:
         return f'"{probe.semaphore_name}", "m"({probe.semaphore_name})'
     return '"0", "i"(0)'
@@ -112,31 +112,31 @@ def _address_local(argument: Argument) -> str:
 
 
 def _operands(probe: Probe, value, address) -> str:
-    """The site's operands: each argument's USDT_VALUE (`value(argument)`), then the memory each
+    """The site's operands: each argument's _USDT_VALUE (`value(argument)`), then the memory each
     string or pointer argument points to (`address(argument)`, an expression without side
     effects)."""
     return " ".join([value(argument) for argument in probe.arguments]
-                    + [f"USDT_POINTED_TO({address(argument)})" for argument in probe.arguments if _points(argument)])
+                    + [f"_USDT_POINTED_TO({address(argument)})" for argument in probe.arguments if _points(argument)])
 
 
 def macro_declarations(probe: Probe) -> List[str]:
-    """`USDT_ADDRESS_ARG(_usdt_address_1, char const *, arg1)`: each string or pointer argument
+    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, arg1)`: each string or pointer argument
     of a macro, held in a local, as its site names it twice."""
-    return [f"USDT_ADDRESS_ARG({_address_local(argument)}, {c_type(argument)}, {argument.macro_parameter})"
+    return [f"_USDT_ADDRESS_ARG({_address_local(argument)}, {c_type(argument)}, {argument.macro_parameter})"
             for argument in probe.arguments if _points(argument)]
 
 
 def macro_operands(probe: Probe) -> str:
-    """`USDT_ARG(u64, uint64_t, arg0) USDT_VALUE(address, _usdt_address_1) USDT_POINTED_TO(_usdt_address_1)`"""
+    """`_USDT_ARG(u64, uint64_t, arg0) _USDT_VALUE(address, _usdt_address_1) _USDT_POINTED_TO(_usdt_address_1)`"""
     return _operands(
         probe,
-        lambda argument: f"USDT_VALUE(address, {_address_local(argument)})" if _points(argument)
-        else f"USDT_ARG({slot_member(argument)}, {c_type(argument)}, {argument.macro_parameter})",
+        lambda argument: f"_USDT_VALUE(address, {_address_local(argument)})" if _points(argument)
+        else f"_USDT_ARG({slot_member(argument)}, {c_type(argument)}, {argument.macro_parameter})",
         _address_local)
 
 
 def macro_checks(probe: Probe) -> str:
-    """`USDT_CHECK_INTEGER(0, uint64_t, arg0) USDT_CHECK_STRING(1, char const *, arg1)`: statements
+    """`_USDT_CHECK_INTEGER(0, uint64_t, arg0) _USDT_CHECK_STRING(1, char const *, arg1)`: statements
     the macro runs before its site (after the declarations, for C89-minded warnings), in its own
     expansion, so that a compiler's diagnostic of a wrong argument shows few macros between it and
     the caller's line."""
@@ -182,11 +182,11 @@ def cxx_text_local(argument: Argument) -> str:
 
 
 def cxx_operands(probe: Probe) -> str:
-    """`USDT_VALUE(u64, id.value) USDT_VALUE(address, _usdt_text_1) USDT_POINTED_TO(_usdt_text_1)`:
+    """`_USDT_VALUE(u64, id.value) _USDT_VALUE(address, _usdt_text_1) _USDT_POINTED_TO(_usdt_text_1)`:
     the site's operands in the C++ API, whose values are of the declared types already."""
     def value(argument: Argument) -> str:
         return cxx_text_local(argument) if argument.type.kind == Kind.STRING else f"{argument.name}.value"
-    return _operands(probe, lambda argument: f"USDT_VALUE({slot_member(argument)}, {value(argument)})", value)
+    return _operands(probe, lambda argument: f"_USDT_VALUE({slot_member(argument)}, {value(argument)})", value)
 
 
 FILTERS = {function.__name__: function for function in (

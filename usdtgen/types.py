@@ -2,7 +2,7 @@
 
 Linux is LP64 on its 64-bit targets and ILP32 on its 32-bit ones: pointers, `long` and
 `size_t` are pointer-sized (4 or 8 bytes, as the generated header says through
-USDT_WORD_SIZE), every other type has one size everywhere. The declared type, not the
+_USDT_WORD_SIZE), every other type has one size everywhere. The declared type, not the
 caller's expression, decides the argument spec.
 """
 

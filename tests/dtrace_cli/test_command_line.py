@@ -156,7 +156,7 @@ class PreprocessorTest(CommandLineTestCase):
             self.assert_succeeds(self.usdt_dtrace("-C", *options, "-G", "-s", "probes.d", "-o", f"{name}.o"))
             header = (self.directory / f"{name}.h").read_text()
             self.assertIn("#define MYAPP_DONE(arg0)", header)
-            self.assertIn("USDT_ARG(i32, int, arg0)", header)
+            self.assertIn("_USDT_ARG(i32, int, arg0)", header)
             self.assertIn("myapp_done_semaphore", dict(elf_notes.symbols(str(self.directory / f"{name}.o"))))
 
     def test_directives_run_the_preprocessor_without_dash_C(self):
@@ -166,7 +166,7 @@ class PreprocessorTest(CommandLineTestCase):
     def test_dash_C_preprocesses_a_file_without_directives(self):
         (self.directory / "probes.d").write_text("provider myapp { probe done(STATUS_TYPE status); };\n")
         self.assert_succeeds(self.usdt_dtrace("-C", "-DSTATUS_TYPE=short", "-h", "-s", "probes.d"))
-        self.assertIn("USDT_ARG(i16, short, arg0)", (self.directory / "probes.h").read_text())
+        self.assertIn("_USDT_ARG(i16, short, arg0)", (self.directory / "probes.h").read_text())
         # Without -C, as with systemtap's dtrace, -D does not reach a file without directives.
         result = self.usdt_dtrace("-DSTATUS_TYPE=short", "-h", "-s", "probes.d")
         self.assert_fails(result, 1, "probes.d:1:29: error: argument type 'STATUS_TYPE'")

@@ -28,8 +28,8 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Printable ASCII and newlines: what generated text may contain, given an ASCII file name.
 GENERATED_TEXT = re.compile(r"[\x20-\x7e\n]*")
 # A probe site in the header, two per probe (the C macro's and the C++ function's):
-# `USDT_SITE("provider", "name", "semaphore", "m"(semaphore), "spec"..., (operands),`.
-SITE_LINE = re.compile(r'^\s*USDT_SITE\(("[^"]*", .*)$', re.MULTILINE)
+# `_USDT_SITE("provider", "name", "semaphore", "m"(semaphore), "spec"..., (operands),`.
+SITE_LINE = re.compile(r'^\s*_USDT_SITE\(("[^"]*", .*)$', re.MULTILINE)
 # Its last line: the `.note.usdt` strings, `("fuzz.d", "name", "declared type", "kind"...))`, then
 # `; \` in a macro whose string and pointer arguments are held in locals first.
 DESCRIPTION_LINE = re.compile(r'^\s*\(("[^"]*"(?:, "[^"]*")*)\)\);?(?: \\)?$', re.MULTILINE)

@@ -99,16 +99,16 @@ class SuccessTest(CliTestCase):
         result, contents = self.generate(output="new/directory", command_line=True)
         self.assertSucceeded(result, contents)
         self.assertIn(b'"myapp", "request__start"', contents["header"])
-        self.assertIn(b"USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["header"])
+        self.assertIn(b"_USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["header"])
         self.assertIn(b"usdt:$1:myapp:done", contents["bpftrace"])
 
     def test_no_semaphores_option(self):
         self.write("probes.d", "#pragma usdt semaphore myapp:done\n" + PROVIDERS)
         result, contents = self.generate("probes.d", "--no-semaphores")
         self.assertSucceeded(result, contents)
-        self.assertIn(b'USDT_SITE("myapp", "request__start", "0", "i"(0), ', contents["header"])
+        self.assertIn(b'_USDT_SITE("myapp", "request__start", "0", "i"(0), ', contents["header"])
         self.assertNotIn(b"myapp_request__start_semaphore", contents["header"])
-        self.assertIn(b"USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["header"])
+        self.assertIn(b"_USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["header"])
 
     def test_header_only(self):
         self.write("probes.d", PROVIDERS)
@@ -196,14 +196,14 @@ class PreprocessorTest(CliTestCase):
                                "provider myapp { probe start(request_id id); };\n")
         result, contents = self.generate()
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"8@" USDT_SPEC_OPERAND("0", "0"), \\\n               (USDT_ARG(u64, uint64_t, arg0)), \\\n', contents["header"])
+        self.assertIn(b'"8@" _USDT_SPEC_OPERAND("0", "0"), \\\n               (_USDT_ARG(u64, uint64_t, arg0)), \\\n', contents["header"])
 
     def test_include_with_I_option(self):
         self.write("inc/types.h", "#define small_t int8_t\n")
         self.write("probes.d", '#include "types.h"\nprovider p { probe x(small_t v); };\n')
         result, contents = self.generate("probes.d", "-I", "inc")
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"-1@" USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (USDT_ARG(i8, int8_t, arg0)), \\\n', contents["header"])
+        self.assertIn(b'"-1@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (_USDT_ARG(i8, int8_t, arg0)), \\\n', contents["header"])
 
     def test_D_option(self):
         self.write("probes.d", "#ifndef ID_TYPE\n#define ID_TYPE int\n#endif\n"
@@ -211,15 +211,15 @@ class PreprocessorTest(CliTestCase):
         _, default = self.generate(output="default")
         result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t", output="defined")
         self.assertSucceeded(result, defined)
-        self.assertIn(b'"-4@" USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (USDT_ARG(i32, int, arg0)), \\\n', default["header"])
-        self.assertIn(b'"2@" USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (USDT_ARG(u16, uint16_t, arg0)), \\\n', defined["header"])
+        self.assertIn(b'"-4@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (_USDT_ARG(i32, int, arg0)), \\\n', default["header"])
+        self.assertIn(b'"2@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (_USDT_ARG(u16, uint16_t, arg0)), \\\n', defined["header"])
 
     def test_D_and_U_options_reach_a_file_without_directives(self):
         # As with `dtrace -C`: the macros of the command line apply even where the file has no `#`.
         self.write("probes.d", "provider p { probe x(ID_TYPE id); };\n")
         result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t")
         self.assertSucceeded(result, defined)
-        self.assertIn(b'"2@" USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (USDT_ARG(u16, uint16_t, arg0))', defined["header"])
+        self.assertIn(b'"2@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (_USDT_ARG(u16, uint16_t, arg0))', defined["header"])
         result, undefined = self.generate("probes.d", "-DID_TYPE=uint16_t", "-UID_TYPE", output="undefined")
         self.assertIn("unknown type", result.stderr)
 
@@ -240,8 +240,8 @@ class PreprocessorTest(CliTestCase):
                                "provider p { probe x(status_t s); probe y(); };\n")
         result, contents = self.generate()
         self.assertSucceeded(result, contents)
-        self.assertIn(b'USDT_SITE("p", "x", "0", "i"(0), ', contents["header"])
-        self.assertIn(b'USDT_SITE("p", "y", "p_y_semaphore", "m"(p_y_semaphore), ', contents["header"])
+        self.assertIn(b'_USDT_SITE("p", "x", "0", "i"(0), ', contents["header"])
+        self.assertIn(b'_USDT_SITE("p", "y", "p_y_semaphore", "m"(p_y_semaphore), ', contents["header"])
 
     def test_error_in_a_pragma_after_the_preprocessor(self):
         self.write("probes.d", "#define status_t int\n#pragma usdt no_semaphore p:z\n"

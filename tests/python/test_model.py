@@ -28,7 +28,7 @@ class DerivedNameTest(unittest.TestCase):
         self.assertEqual(start.semaphore_name, "myapp_request__start_semaphore")
         self.assertEqual(start.cxx_name, "request_start")
         self.assertEqual(header_view.argument_spec(start),
-                         '"8@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("1", "8")')
+                         '"8@" _USDT_SPEC_OPERAND("0", "0") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("1", "8")')
         self.assertEqual(start.signature, "uint64_t id, const char * path")
         self.assertEqual([a.name for a in start.arguments], ["id", "path"])
         self.assertEqual([a.macro_parameter for a in start.arguments], ["arg0", "arg1"])
@@ -74,26 +74,26 @@ class DerivedNameTest(unittest.TestCase):
 class ArgumentSpecTest(unittest.TestCase):
     def test_size_and_sign_per_argument(self):
         self.assertEqual(header_view.argument_spec(probe("provider p { probe x(uint64_t a, int b); };")),
-                         '"8@" USDT_SPEC_OPERAND("0", "0") " -4@" USDT_SPEC_NARROW_OPERAND("1", "8")')
+                         '"8@" _USDT_SPEC_OPERAND("0", "0") " -4@" _USDT_SPEC_NARROW_OPERAND("1", "8")')
 
     def test_pointer_sized_arguments_take_the_targets_word_size(self):
         self.assertEqual(header_view.argument_spec(probe("provider p { probe x(long a, size_t b, char *c, long long d); };")),
-                         '"-" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("0", "0") " " USDT_WORD_SIZE "@" '
-                         'USDT_SPEC_OPERAND("1", "8") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("2", "16") '
-                         '" -8@" USDT_SPEC_OPERAND("3", "24")')
+                         '"-" _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("0", "0") " " _USDT_WORD_SIZE "@" '
+                         '_USDT_SPEC_OPERAND("1", "8") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("2", "16") '
+                         '" -8@" _USDT_SPEC_OPERAND("3", "24")')
 
     def test_every_kind(self):
         spec = header_view.argument_spec(probe("provider p { probe x(int a, uint8_t b, char c, bool d, long e, "
                                                "short f, char *g, struct s *h, unsigned i, string j, "
                                                "int16_t k, size_t l); };"))
-        # Arguments under 8 bytes name their operand through USDT_SPEC_NARROW_OPERAND (x86-64's
+        # Arguments under 8 bytes name their operand through _USDT_SPEC_NARROW_OPERAND (x86-64's
         # 32-bit register names); the offsets are the argument block's 8-byte slots.
-        self.assertEqual(spec, '"-4@" USDT_SPEC_NARROW_OPERAND("0", "0") " 1@" USDT_SPEC_NARROW_OPERAND("1", "8") '
-                               '" -1@" USDT_SPEC_NARROW_OPERAND("2", "16") " 1@" USDT_SPEC_NARROW_OPERAND("3", "24") '
-                               '" -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("4", "32") " -2@" USDT_SPEC_NARROW_OPERAND("5", "40") '
-                               '" " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("6", "48") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("7", "56") '
-                               '" 4@" USDT_SPEC_NARROW_OPERAND("8", "64") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("9", "72") '
-                               '" -2@" USDT_SPEC_NARROW_OPERAND("10", "80") " " USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("11", "88")')
+        self.assertEqual(spec, '"-4@" _USDT_SPEC_NARROW_OPERAND("0", "0") " 1@" _USDT_SPEC_NARROW_OPERAND("1", "8") '
+                               '" -1@" _USDT_SPEC_NARROW_OPERAND("2", "16") " 1@" _USDT_SPEC_NARROW_OPERAND("3", "24") '
+                               '" -" _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("4", "32") " -2@" _USDT_SPEC_NARROW_OPERAND("5", "40") '
+                               '" " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("6", "48") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("7", "56") '
+                               '" 4@" _USDT_SPEC_NARROW_OPERAND("8", "64") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("9", "72") '
+                               '" -2@" _USDT_SPEC_NARROW_OPERAND("10", "80") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("11", "88")')
 
     def test_no_arguments(self):
         self.assertEqual(header_view.argument_spec(probe("provider p { probe x(void); };")), '""')
@@ -129,17 +129,17 @@ class SiteDescriptionTest(unittest.TestCase):
         # that the stores through them are done before it, and each is evaluated once, in a local.
         self.assertEqual(header_view.macro_declarations(probe("provider p { probe x(int a); };")), [])
         self.assertEqual(header_view.macro_operands(probe("provider p { probe x(int a); };")),
-                         "USDT_ARG(i32, int, arg0)")
+                         "_USDT_ARG(i32, int, arg0)")
         strings_and_pointers = probe("provider p { probe x(const char *s, struct req *r, int a); };")
         self.assertEqual(header_view.macro_declarations(strings_and_pointers),
-                         ["USDT_ADDRESS_ARG(_usdt_address_0, char const *, arg0)",
-                          "USDT_ADDRESS_ARG(_usdt_address_1, void const volatile *, arg1)"])
+                         ["_USDT_ADDRESS_ARG(_usdt_address_0, char const *, arg0)",
+                          "_USDT_ADDRESS_ARG(_usdt_address_1, void const volatile *, arg1)"])
         self.assertEqual(header_view.macro_operands(strings_and_pointers),
-                         "USDT_VALUE(address, _usdt_address_0) USDT_VALUE(address, _usdt_address_1) "
-                         "USDT_ARG(i32, int, arg2) USDT_POINTED_TO(_usdt_address_0) USDT_POINTED_TO(_usdt_address_1)")
+                         "_USDT_VALUE(address, _usdt_address_0) _USDT_VALUE(address, _usdt_address_1) "
+                         "_USDT_ARG(i32, int, arg2) _USDT_POINTED_TO(_usdt_address_0) _USDT_POINTED_TO(_usdt_address_1)")
         self.assertEqual(header_view.cxx_operands(strings_and_pointers),
-                         "USDT_VALUE(address, _usdt_text_0) USDT_VALUE(address, r.value) USDT_VALUE(i32, a.value) "
-                         "USDT_POINTED_TO(_usdt_text_0) USDT_POINTED_TO(r.value)")
+                         "_USDT_VALUE(address, _usdt_text_0) _USDT_VALUE(address, r.value) _USDT_VALUE(i32, a.value) "
+                         "_USDT_POINTED_TO(_usdt_text_0) _USDT_POINTED_TO(r.value)")
 
 
 class CheckTest(unittest.TestCase):
@@ -194,8 +194,8 @@ class CheckTest(unittest.TestCase):
         twelve = probe("provider p {\n  probe many(\n    long, long, long, long,\n    long, long, long, long,\n"
                        "    long, long, long, long);\n};")
         self.assertEqual(header_view.argument_spec(twelve),
-                         '"-" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("0", "0")'
-                         + "".join(f' " -" USDT_WORD_SIZE "@" USDT_SPEC_OPERAND("{n}", "{8 * n}")' for n in range(1, 12)))
+                         '"-" _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("0", "0")'
+                         + "".join(f' " -" _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("{n}", "{8 * n}")' for n in range(1, 12)))
 
     def test_argument_names_of_the_runtime_header(self):
         # A C++ API function's parameter `_usdt_block` would hide the argument block of 32-bit sites.
@@ -306,10 +306,10 @@ class SemaphoreFlavourTest(unittest.TestCase):
     def test_what_a_probe_without_semaphore_generates(self):
         tick = probe("#pragma usdt no_semaphore p:tick\nprovider p { probe tick(int n); };")
         self.assertEqual((header_view.enabled_expression(tick), header_view.site_semaphore(tick)),
-                         ("USDT_ALWAYS_ACTIVE", '"0", "i"(0)'))
+                         ("_USDT_ALWAYS_ACTIVE", '"0", "i"(0)'))
         tock = probe("provider p { probe tock(int n); };")
         self.assertEqual((header_view.enabled_expression(tock), header_view.site_semaphore(tock)),
-                         ("USDT_SEMAPHORE_ACTIVE(p_tock_semaphore)", '"p_tock_semaphore", "m"(p_tock_semaphore)'))
+                         ("_USDT_SEMAPHORE_ACTIVE(p_tock_semaphore)", '"p_tock_semaphore", "m"(p_tock_semaphore)'))
 
     def assertModelError(self, text, expected):
         with self.assertRaises(GeneratorError) as caught:
@@ -372,7 +372,7 @@ class CxxNameClashTest(unittest.TestCase):
     def test_unnamed_qualified_typedef(self):
         (argument,) = probe("provider p { probe x(const uint64_t); };").arguments
         self.assertEqual((argument.name, argument.type.c_type, header_view.spec(argument)),
-                         ("arg0", "uint64_t", '"8@" USDT_SPEC_OPERAND("0", "0")'))
+                         ("arg0", "uint64_t", '"8@" _USDT_SPEC_OPERAND("0", "0")'))
 
 
 if __name__ == "__main__":

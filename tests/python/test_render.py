@@ -59,22 +59,22 @@ class HeaderTest(unittest.TestCase):
 
     def test_semaphores_are_declared_and_defined(self):
         self.assertLines(
-            "USDT_SEMAPHORE_DECLARE(myapp_request__start_semaphore);\n"
-            "USDT_SEMAPHORE_DEFINE(myapp_request__start_semaphore);\n"
-            "USDT_SEMAPHORE_DECLARE(myapp_delete_semaphore);\n"
-            "USDT_SEMAPHORE_DEFINE(myapp_delete_semaphore);\n"
-            "USDT_SEMAPHORE_DECLARE(other_tick_semaphore);\n"
-            "USDT_SEMAPHORE_DEFINE(other_tick_semaphore);")
+            "_USDT_SEMAPHORE_DECLARE(myapp_request__start_semaphore);\n"
+            "_USDT_SEMAPHORE_DEFINE(myapp_request__start_semaphore);\n"
+            "_USDT_SEMAPHORE_DECLARE(myapp_delete_semaphore);\n"
+            "_USDT_SEMAPHORE_DEFINE(myapp_delete_semaphore);\n"
+            "_USDT_SEMAPHORE_DECLARE(other_tick_semaphore);\n"
+            "_USDT_SEMAPHORE_DEFINE(other_tick_semaphore);")
 
     def test_probes_without_semaphore_define_none(self):
         header = rendered("#pragma usdt no_semaphore p:b\nprovider p { probe a(); probe b(); };")["header"]
-        self.assertEqual([line for line in header.splitlines() if line.startswith("USDT_SEMAPHORE_")],
-                         ["USDT_SEMAPHORE_DECLARE(p_a_semaphore);", "USDT_SEMAPHORE_DEFINE(p_a_semaphore);"])
+        self.assertEqual([line for line in header.splitlines() if line.startswith("_USDT_SEMAPHORE_")],
+                         ["_USDT_SEMAPHORE_DECLARE(p_a_semaphore);", "_USDT_SEMAPHORE_DEFINE(p_a_semaphore);"])
 
     def test_probe_without_semaphore(self):
         self.header = rendered("#pragma usdt no_semaphore p:tick\nprovider p { probe tick(int n); };")["header"]
         self.lines = self.header.splitlines()
-        self.assertFalse([line for line in self.lines if line.startswith("USDT_SEMAPHORE_")])
+        self.assertFalse([line for line in self.lines if line.startswith("_USDT_SEMAPHORE_")])
         self.assertNotIn("extern \"C\"", self.header)
 
 

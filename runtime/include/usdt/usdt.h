@@ -19,7 +19,7 @@
  *    in register edi. SIZE and sign come from the type declared in the .d file. Every
  *    argument is in a register on 64-bit targets, and in an argument block whose address is
  *    in a register on 32-bit ones (`-8@16(%eax)`), in the forms each target's tracers parse
- *    (see USDT_SPEC_OPERAND): memory operands such as `sym(%rip)`, index forms and immediates
+ *    (see _USDT_SPEC_OPERAND): memory operands such as `sym(%rip)`, index forms and immediates
  *    (`$5`) are each misread or skipped by at least one common tracer.
  *  - A second note per site, in `.note.usdt`: owner "usdt", type 4, and NUL-terminated
  *    strings: provider, probe name, the .d file's name, then for each argument its name and
@@ -27,14 +27,15 @@
  *    ignore it; the `usdt` tool prints names and types from it. Format: docs/internals.md.
  *  - Each note lives in a section linked (SHF_LINK_ORDER) to the code it describes, so
  *    --gc-sections drops the note together with dead code instead of leaving a note that
- *    points at address 0 (but with binutils 2.35: see USDT_SITE).
+ *    points at address 0 (but with binutils 2.35: see _USDT_SITE).
  *
  * Semaphores: a 2-byte counter per (provider, probe), defined by the generated header, hidden
  * (one per linked module), in the file-backed `.probes` section because the kernel only
  * maintains semaphores it can find in the file (uprobes' ref_ctr_offset); the section starts
- * a page of its own (see USDT_SEMAPHORE_DEFINE). Tracers raise it while attached, so
- * PROVIDER_PROBE_ENABLED() guards expensive argument computation. It is read through a
- * volatile access so that a loop re-reads it and notices a tracer that attaches later.
+ * a page of its own (see _USDT_SEMAPHORE_DEFINE). Tracers raise it while attached, so
+ * PROVIDER_PROBE_ENABLED() guards expensive argument computation. Every check reads it from
+ * memory again (on x86-64 an `asm goto` compares it in place, elsewhere a volatile read: see
+ * _USDT_SEMAPHORE_ACTIVE), so that a loop notices a tracer that attaches later.
  * Its value counts armed probe sites, not tracers: test it only against zero. A probe can
  * also be declared without a semaphore (the site is then only the nop, and its note records
  * semaphore address 0); its PROVIDER_PROBE_ENABLED() is always 1.
@@ -50,8 +51,10 @@
  * carries the second only for C++ (`#elif defined(__cplusplus)`). Code that uses the runtime
  * itself includes usdt/usdt.h from C, usdt/usdt_cxx.h (which includes this file) from C++.
  *
- * Everything here is an implementation detail of generated headers; names carry a `USDT_`
- * or `_usdt_` prefix.
+ * Everything here is an implementation detail of generated headers, and its names carry a
+ * `_USDT_` or `_usdt_` prefix, but for what a user may test or define: USDT_ABI_VERSION,
+ * USDT_HAVE_PROBES, and the settings USDT_DISABLE, USDT_X86_NOP5, USDT_NO_CXX_API (C++) and
+ * USDT_UNLINKED_NOTES (which usdt_add_provider sets where the toolchain needs it).
  *
  * Spelling: builds written for systemtap's dtrace edit the header it generates with sed, and
  * so this copy too: they make its `char \*` and `void \*` const (memcached, PostgreSQL, Ruby)
@@ -94,10 +97,10 @@
 
 #define _USDT_UNPARENTHESIZE(...) __VA_ARGS__
 
-/* A probe macro's argument: first checked, at the top of the probe's macro (USDT_CHECK_INTEGER
+/* A probe macro's argument: first checked, at the top of the probe's macro (_USDT_CHECK_INTEGER
    and its siblings, one per kind of declared type), so that a mistake draws one diagnostic at
    the caller's line with a short macro backtrace; then converted to its declared type, in the
-   site or, for a string or pointer, in a local before it (_USDT_CONVERTED, USDT_ADDRESS_ARG),
+   site or, for a string or pointer, in a local before it (_USDT_CONVERTED, _USDT_ADDRESS_ARG),
    by a cast, as dtrace -h's macros convert, which says nothing more. Each argument is
    evaluated once, by the conversion: the check is unevaluated.
     - In C, the check initializes an unevaluated compound literal of the declared type from the
@@ -132,23 +135,22 @@
 #define _USDT_CONVERTED_u64(type, value) _USDT_CAST(type, value)
 #define _USDT_CONVERTED_flag(type, value) _USDT_CAST(type, value)
 /* Spelled out in each: a macro in between would be one more note in every diagnostic. */
-#define USDT_CHECK_INTEGER(index, type, value) (void)sizeof((type){value});
-#define USDT_CHECK_BOOL(index, type, value) (void)sizeof((type){value});
-/* A string or pointer is checked where USDT_ADDRESS_ARG initializes its local from it. */
-#define USDT_CHECK_STRING(index, type, value)
-#define USDT_CHECK_POINTER(index, type, value)
+#define _USDT_CHECK_INTEGER(index, type, value) (void)sizeof((type){value});
+#define _USDT_CHECK_BOOL(index, type, value) (void)sizeof((type){value});
+/* A string or pointer is checked where _USDT_ADDRESS_ARG initializes its local from it. */
+#define _USDT_CHECK_STRING(index, type, value)
+#define _USDT_CHECK_POINTER(index, type, value)
 /* A string or pointer argument of a probe macro, converted and held in a local first, as its
-   site names it twice: as a value and in USDT_POINTED_TO().
+   site names it twice: as a value and in _USDT_POINTED_TO().
    In C, the local's initialization is the check, as a call to a function with a prototype
    converts: an integer for a string draws -Wint-conversion, once; no cast of an integer to a
    pointer is left to warn again, or to cost the compiler what it knows about the pointer. */
-#define USDT_ADDRESS_ARG(name, type, value) type const name = (value);
+#define _USDT_ADDRESS_ARG(name, type, value) type const name = (value);
 #endif
 
-
-/* How a probe passes its arguments, and how an argument spec names them: USDT_SPEC_OPERAND(
+/* How a probe passes its arguments, and how an argument spec names them: _USDT_SPEC_OPERAND(
    number, offset) is the operand of argument `number` (its register, or its place in the
-   argument block at byte `offset`) in the form tracers parse, USDT_SPEC_NARROW_OPERAND the same
+   argument block at byte `offset`) in the form tracers parse, _USDT_SPEC_NARROW_OPERAND the same
    for an argument under 8 bytes. SIZE in the spec says how many bytes tracers read.
     - 64-bit targets pass each argument in a register ("r"). On x86-64, an argument under 8
       bytes is named by the register's 32-bit name (`%r8d`: gdb cannot parse `%r8b`..`%r15b`);
@@ -177,34 +179,34 @@
 #endif
 #endif
 #if defined(__x86_64__)
-#define USDT_SPEC_OPERAND(number, offset) _USDT_DIALECTS("", "%%") "%" number
-#define USDT_SPEC_NARROW_OPERAND(number, offset) _USDT_DIALECTS("", "%%") "%k" number
+#define _USDT_SPEC_OPERAND(number, offset) _USDT_DIALECTS("", "%%") "%" number
+#define _USDT_SPEC_NARROW_OPERAND(number, offset) _USDT_DIALECTS("", "%%") "%k" number
 #elif defined(__i386__)
 #define _USDT_BLOCK_CONSTRAINT "r"
 #define _USDT_BLOCK_VARIABLE const union _usdt_slot *_usdt_block_address
-#define USDT_SPEC_OPERAND(number, offset) offset "(" _USDT_DIALECTS("", "%%") "%k0)"
+#define _USDT_SPEC_OPERAND(number, offset) offset "(" _USDT_DIALECTS("", "%%") "%k0)"
 #elif defined(__arm__)
 #define _USDT_BLOCK_CONSTRAINT "r"
 #define _USDT_BLOCK_VARIABLE register const union _usdt_slot *_usdt_block_address __asm__("r0")
-#define USDT_SPEC_OPERAND(number, offset) "[%0, #" offset "]"
+#define _USDT_SPEC_OPERAND(number, offset) "[%0, #" offset "]"
 #elif defined(__s390x__) && !defined(__OPTIMIZE__)
 #define _USDT_BLOCK_CONSTRAINT "a"
 #define _USDT_BLOCK_VARIABLE const union _usdt_slot *_usdt_block_address
-#define USDT_SPEC_OPERAND(number, offset) offset "(%0)"
+#define _USDT_SPEC_OPERAND(number, offset) offset "(%0)"
 #else /* a 64-bit register, printed by its plain operand: `x5`, `a5`, `9`, `%r2`, `$4` */
-#define USDT_SPEC_OPERAND(number, offset) "%" number
+#define _USDT_SPEC_OPERAND(number, offset) "%" number
 #endif
-#if !defined(USDT_SPEC_NARROW_OPERAND)
-#define USDT_SPEC_NARROW_OPERAND(number, offset) USDT_SPEC_OPERAND(number, offset)
+#if !defined(_USDT_SPEC_NARROW_OPERAND)
+#define _USDT_SPEC_NARROW_OPERAND(number, offset) _USDT_SPEC_OPERAND(number, offset)
 #endif
 
 /* The size of pointers, `long` and `size_t` in argument specs and notes: 4 or 8, as Linux is
    ILP32 or LP64 everywhere. */
 #if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 4
-#define USDT_WORD_SIZE "4"
+#define _USDT_WORD_SIZE "4"
 #define _USDT_ASM_WORD ".4byte"
 #else
-#define USDT_WORD_SIZE "8"
+#define _USDT_WORD_SIZE "8"
 #define _USDT_ASM_WORD ".8byte"
 #endif
 /* Semaphores: each generated header declares and defines its probes' semaphores, so that
@@ -213,7 +215,7 @@
    its own name, so the copies of all the translation units of a module fold into one (a
    weak C definition would leave every unit's bytes behind); hidden, so each module keeps
    its own; in the file-backed `.probes` section, where the kernel can find them; kept by
-   --gc-sections through each site's `.init_usdt_keep` entry (USDT_SITE), as only notes refer
+   --gc-sections through each site's `.init_usdt_keep` entry (_USDT_SITE), as only notes refer
    to them otherwise; `.ifndef`-guarded for link-time optimizers that join units' top-level
    asm. The definition is the same whether or not probes are compiled in, so translation
    units built with and without USDT_DISABLE agree on it. */
@@ -236,9 +238,9 @@
 #else
 #define _USDT_PAGE_SIZE "4096"
 #endif
-#define USDT_SEMAPHORE_DECLARE(name) \
+#define _USDT_SEMAPHORE_DECLARE(name) \
     extern volatile unsigned short name __attribute__((visibility("hidden")))
-#define USDT_SEMAPHORE_DEFINE(name) \
+#define _USDT_SEMAPHORE_DEFINE(name) \
     __asm__(".ifndef _usdt_probes_page\n" \
             ".pushsection .probes, \"awG\", \"progbits\", _usdt_probes_page, comdat\n" \
             ".weak _usdt_probes_page\n" \
@@ -260,11 +262,11 @@
             ".endif\n")
 #else
 /* Not ELF, so never probes: the semaphores only let code that names them compile and link. */
-#define USDT_SEMAPHORE_DECLARE(name) extern volatile unsigned short name
+#define _USDT_SEMAPHORE_DECLARE(name) extern volatile unsigned short name
 #if defined(_MSC_VER)
-#define USDT_SEMAPHORE_DEFINE(name) __declspec(selectany) volatile unsigned short name = 0
+#define _USDT_SEMAPHORE_DEFINE(name) __declspec(selectany) volatile unsigned short name = 0
 #else
-#define USDT_SEMAPHORE_DEFINE(name) volatile unsigned short name __attribute__((weak)) = 0
+#define _USDT_SEMAPHORE_DEFINE(name) volatile unsigned short name __attribute__((weak)) = 0
 #endif
 #endif
 
@@ -274,7 +276,7 @@
    probe address by where this one byte ended up. Every translation unit that includes this
    header emits it in the COMDAT group systemtap's sys/sdt.h uses, so a module keeps one
    copy, even mixed with sys/sdt.h; `.ifndef` keeps one when a link-time optimizer joins
-   several units' top-level asm. Each site's `.init_usdt_keep` entry (USDT_SITE) keeps it:
+   several units' top-level asm. Each site's `.init_usdt_keep` entry (_USDT_SITE) keeps it:
    otherwise only non-allocated notes refer to it, and lld's --gc-sections drops it. It is
    executable (`x`, where sys/sdt.h has `a` only) so that linkers put it in the probes' own
    segment: perf (6.1 at least) takes a probe's file offset to be its address minus the
@@ -311,16 +313,16 @@ static inline __attribute__((always_inline)) int _usdt_semaphore_active(const vo
 active:
     return 1;
 }
-#define USDT_SEMAPHORE_ACTIVE(name) _usdt_semaphore_active(&(name))
+#define _USDT_SEMAPHORE_ACTIVE(name) _usdt_semaphore_active(&(name))
 #else
-#define USDT_SEMAPHORE_ACTIVE(name) ((name) != 0)
+#define _USDT_SEMAPHORE_ACTIVE(name) ((name) != 0)
 #endif
 /* The is-enabled value of a probe without a semaphore: nothing tells whether a tracer is
    attached, so code guarded by it always runs and the probe always has its arguments. */
-#define USDT_ALWAYS_ACTIVE 1
+#define _USDT_ALWAYS_ACTIVE 1
 
 /* One argument of a probe, converted to its declared type: an asm operand in a register,
-   or a slot of the argument block (see USDT_SPEC_OPERAND), named by the member of
+   or a slot of the argument block (see _USDT_SPEC_OPERAND), named by the member of
    union _usdt_slot its type fits (C designates it; C++ picks the constructor). The trailing
    comma separates it from the next. */
 #if defined(_USDT_BLOCK_CONSTRAINT)
@@ -371,7 +373,7 @@ union _usdt_slot {
 #define _USDT_SLOT(member, value) {.member = (value)}
 #define _USDT_LAST_SLOT {.flag = 0}
 #endif
-#define USDT_VALUE(member, value) _USDT_SLOT(member, value),
+#define _USDT_VALUE(member, value) _USDT_SLOT(member, value),
 /* What a probe site declares before its asm, and the asm's operands before the semaphore's. */
 #define _USDT_DECLARATIONS(operands) \
     const union _usdt_slot _usdt_block[] = {_USDT_UNPARENTHESIZE operands _USDT_LAST_SLOT}; \
@@ -390,7 +392,7 @@ static inline __attribute__((always_inline)) unsigned long long _usdt_in_registe
 #define _USDT_IN_REGISTER(member, value) _usdt_in_register(_USDT_CAST(unsigned long long, value))
 #elif defined(__x86_64__)
 /* An argument under 4 bytes, extended as its type says to the 32-bit register the spec names
-   (USDT_SPEC_NARROW_OPERAND). Tracers read only the spec's size of it, but gdb 16 misreads a
+   (_USDT_SPEC_NARROW_OPERAND). Tracers read only the spec's size of it, but gdb 16 misreads a
    1-byte argument whose register holds a negative 32-bit value (Clang 19 at -O0 leaves a
    pointer's bytes above it: 201 read as 55). Compilers mostly have the value extended already. */
 #define _USDT_IN_REGISTER(member, value) _USDT_WIDENED_##member(value)
@@ -409,13 +411,13 @@ static inline __attribute__((always_inline)) unsigned long long _usdt_in_registe
 #else
 #define _USDT_IN_REGISTER(member, value) value
 #endif
-#define USDT_VALUE(member, value) "r"(_USDT_IN_REGISTER(member, value)),
+#define _USDT_VALUE(member, value) "r"(_USDT_IN_REGISTER(member, value)),
 #define _USDT_DECLARATIONS(operands)
 #define _USDT_OPERANDS(operands) _USDT_UNPARENTHESIZE operands
 #endif
 /* An argument of a probe macro, converted to its declared type first; the C++ API passes
    values that are of it already. */
-#define USDT_ARG(member, type, value) USDT_VALUE(member, _USDT_CONVERTED(member, type, value))
+#define _USDT_ARG(member, type, value) _USDT_VALUE(member, _USDT_CONVERTED(member, type, value))
 
 /* What a string or pointer argument points to, as an input of the site: a tracer reads it
    there, so the compiler must have written it before the site, yet need not reload anything
@@ -444,19 +446,19 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
 }
 #pragma GCC diagnostic pop
 #if defined(_USDT_BLOCK_CONSTRAINT)
-#define USDT_POINTED_TO(address) /* the argument block's sites clobber "memory" */
+#define _USDT_POINTED_TO(address) /* the argument block's sites clobber "memory" */
 #elif !defined(__OPTIMIZE__)
-#define USDT_POINTED_TO(address)
+#define _USDT_POINTED_TO(address)
 #else
-#define USDT_POINTED_TO(address) "m"(*_usdt_pointed_to(address)),
+#define _USDT_POINTED_TO(address) "m"(*_usdt_pointed_to(address)),
 #endif
 
 /*
  * The probe site: the nop and its notes. `semaphore` is the semaphore variable's name as a
  * string literal and `semaphore_operand` the variable as an operand, `"m"(name)`, or, for a
  * probe without one, "0" and `"i"(0)`; `spec` refers to the operands as %0, %1...;
- * `operands` is a parenthesized, possibly empty, sequence of USDT_ARG() (USDT_VALUE() in the
- * C++ API), one per argument, then a USDT_POINTED_TO() per string or pointer argument;
+ * `operands` is a parenthesized, possibly empty, sequence of _USDT_ARG() (_USDT_VALUE() in the
+ * C++ API), one per argument, then a _USDT_POINTED_TO() per string or pointer argument;
  * `description` is the `.note.usdt` strings after provider and name, as parenthesized
  * string literals (characters other than those of names octal-escaped, `\173`, for the asm
  * template). `?` puts the notes in the code's COMDAT group (inline
@@ -507,7 +509,7 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
 #endif
 /* `("a", "b")` -> `"\"a\", \"b\""`: string literals as the operands of an `.asciz`. */
 #define _USDT_ASCIZ_OPERANDS(...) #__VA_ARGS__
-#define USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
+#define _USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
     do { \
         _USDT_DECLARATIONS(operands) \
         __asm__ __volatile__( \
@@ -541,12 +543,12 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
 
 #else /* !USDT_HAVE_PROBES: arguments are still evaluated exactly once. */
 
-#define USDT_SEMAPHORE_ACTIVE(name) 0
-#define USDT_ALWAYS_ACTIVE 0
-#define USDT_VALUE(member, value) (void)(value);
-#define USDT_ARG(member, type, value) (void)_USDT_CONVERTED(member, type, value);
-#define USDT_POINTED_TO(address)
-#define USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
+#define _USDT_SEMAPHORE_ACTIVE(name) 0
+#define _USDT_ALWAYS_ACTIVE 0
+#define _USDT_VALUE(member, value) (void)(value);
+#define _USDT_ARG(member, type, value) (void)_USDT_CONVERTED(member, type, value);
+#define _USDT_POINTED_TO(address)
+#define _USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
 
 #endif /* USDT_HAVE_PROBES */

@@ -9,7 +9,7 @@
  *
  * Both re-implement the few type traits they need (enable_if, declval, is_convertible...)
  * rather than include <type_traits>, which alone costs a translation unit more to compile
- * than all of them. Names carry a `USDT_` or `_usdt_` prefix, or are in namespace usdt; the
+ * than all of them. Names carry a `_USDT_` or `_usdt_` prefix, or are in namespace usdt; the
  * spelling rule of usdt/usdt.h's comment (`char const *`) holds here too.
  */
 #ifndef USDT_USDT_CXX_H
@@ -200,28 +200,27 @@ _usdt_argument(const From &) noexcept {
 #define _USDT_CONVERTED(member, type, value) ::_usdt_argument<type>(value)
 /* A static_assert in the macro itself, not in a template, fires at every wrong call, not only at
    the first of each type. */
-#define USDT_CHECK_INTEGER(index, type, expression) \
+#define _USDT_CHECK_INTEGER(index, type, expression) \
     static_assert(::_usdt_is_number<decltype((expression))>::value, \
                   "usdt: argument " #index " of this probe is an integer: it takes an integer, bool, enum or " \
                   "floating-point value; not a pointer, array, nullptr or class object");
-#define USDT_CHECK_BOOL(index, type, expression) \
+#define _USDT_CHECK_BOOL(index, type, expression) \
     static_assert(::_usdt_casts<decltype((expression)), bool>::value, \
                   "usdt: argument " #index " of this probe is a bool: it takes what converts to bool");
-#define USDT_CHECK_STRING(index, type, expression) \
+#define _USDT_CHECK_STRING(index, type, expression) \
     static_assert(sizeof(::_usdt_takes_address(expression)) == 1, \
                   "usdt: argument " #index " of this probe is a string: it takes a C string (a pointer, an array) " \
                   "or nullptr; not an integer");
-#define USDT_CHECK_POINTER(index, type, expression) \
+#define _USDT_CHECK_POINTER(index, type, expression) \
     static_assert(sizeof(::_usdt_takes_address(expression)) == 1, \
                   "usdt: argument " #index " of this probe is a pointer: it takes an object pointer, an array or " \
                   "nullptr; not an integer");
 
 /* A string or pointer argument of a probe macro, converted and held in a local first, as its
-   site names it twice: as a value and in USDT_POINTED_TO(). */
-#define USDT_ADDRESS_ARG(name, type, value) type const name = _USDT_CONVERTED(address, type, value);
+   site names it twice: as a value and in _USDT_POINTED_TO(). */
+#define _USDT_ADDRESS_ARG(name, type, value) type const name = _USDT_CONVERTED(address, type, value);
 
 #if !defined(USDT_NO_CXX_API)
-
 
 /* How the generated C++ API's functions are declared. With internal linkage (`static`): their
    bodies differ with the settings of the translation unit (USDT_DISABLE, USDT_X86_NOP5, a
@@ -230,10 +229,10 @@ _usdt_argument(const From &) noexcept {
    copy for all: a call through a pointer to `provider::probe` from a USDT_DISABLE unit
    would fire the probe, or one from a traced unit not. Each unit keeps its own. */
 #if defined(__GNUC__)
-#define USDT_API_FUNCTION static inline __attribute__((always_inline))
+#define _USDT_API_FUNCTION static inline __attribute__((always_inline))
 #define _USDT_API_INLINE inline __attribute__((always_inline))
 #else
-#define USDT_API_FUNCTION static inline
+#define _USDT_API_FUNCTION static inline
 #define _USDT_API_INLINE inline
 #endif
 
@@ -375,9 +374,9 @@ struct is_string : constant<is_convertible<const T &, char const *>::value || ha
    (string_argument::text) are always inlined, so no unit ever calls another unit's copy. */
 static _USDT_API_INLINE bool active(const volatile unsigned short *semaphore) noexcept {
     if (semaphore == nullptr) {
-        return USDT_ALWAYS_ACTIVE;
+        return _USDT_ALWAYS_ACTIVE;
     }
-    return USDT_SEMAPHORE_ACTIVE(*semaphore);
+    return _USDT_SEMAPHORE_ACTIVE(*semaphore);
 }
 
 } /* namespace detail */
