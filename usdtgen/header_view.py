@@ -81,6 +81,12 @@ def enabled_expression(probe: Probe) -> str:
     return f"_USDT_SEMAPHORE_ACTIVE({probe.semaphore_name})" if probe.has_semaphore else "_USDT_ALWAYS_ACTIVE"
 
 
+def site_macro_name(probe: Probe) -> str:
+    """The macro holding the probe's one _USDT_SITE, which its C macro and its C++ function
+    expand with their own operands. Unique in a file as the probe's semaphore name is (checks)."""
+    return f"_USDT_SITE_{probe.provider}_{probe.name}"
+
+
 def site_semaphore(probe: Probe) -> str:
     """_USDT_SITE's semaphore arguments: its name, as a string, and the variable as an operand."""
     if probe.has_semaphore:
@@ -190,6 +196,6 @@ def cxx_operands(probe: Probe) -> str:
 
 
 FILTERS = {function.__name__: function for function in (
-    argument_spec, enabled_expression, site_semaphore, site_description, macro_parameters,
+    argument_spec, enabled_expression, site_macro_name, site_semaphore, site_description, macro_parameters,
     macro_checks, macro_declarations, macro_operands, cxx_parameters, cxx_string_buffer, cxx_string_arguments,
     cxx_string_text, cxx_text_local, cxx_operands)}

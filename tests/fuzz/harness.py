@@ -27,11 +27,10 @@ DIAGNOSTIC_ERROR_LINE = re.compile(r"^[^\n]+:\d+(?::\d+)?: (?:fatal )?error: ", 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Printable ASCII and newlines: what generated text may contain, given an ASCII file name.
 GENERATED_TEXT = re.compile(r"[\x20-\x7e\n]*")
-# A probe site in the header, two per probe (the C macro's and the C++ function's):
-# `_USDT_SITE("provider", "name", "semaphore", "m"(semaphore), "spec"..., (operands),`.
+# A probe site in the header, one per probe (in its _USDT_SITE_ macro, which the C macro and the
+# C++ function expand): `_USDT_SITE("provider", "name", "semaphore", "m"(semaphore), "spec"..., \`.
 SITE_LINE = re.compile(r'^\s*_USDT_SITE\(("[^"]*", .*)$', re.MULTILINE)
-# Its last line: the `.note.usdt` strings, `("fuzz.d", "name", "declared type", "kind"...))`, then
-# `; \` in a macro whose string and pointer arguments are held in locals first.
+# Its last line: the `.note.usdt` strings, `("fuzz.d", "name", "declared type", "kind"...))`.
 DESCRIPTION_LINE = re.compile(r'^\s*\(("[^"]*"(?:, "[^"]*")*)\)\);?(?: \\)?$', re.MULTILINE)
 # Names, declared types, kinds and the file name; anything else octal-escaped for the asm template.
 DESCRIPTION_STRING = re.compile(r"(?:[A-Za-z0-9_ .*:/+-]|\\[0-7]{3})*")
@@ -225,7 +224,7 @@ def injection_problem(outcome: Outcome) -> Optional[str]:
             bad = next(c for c in text if not GENERATED_TEXT.fullmatch(c))
             return f"generated {kind} contains {bad!r}"
     sites = SITE_LINE.findall(outcome.texts["header"])
-    if len(sites) != 2 * sum(len(provider["probes"]) for provider in outcome.providers):
+    if len(sites) != sum(len(provider["probes"]) for provider in outcome.providers):
         return f"{len(sites)} probe sites in the header for the model's probes"
     for site in sites:
         for literal in STRING_LITERAL.findall(site):

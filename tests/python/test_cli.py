@@ -196,14 +196,16 @@ class PreprocessorTest(CliTestCase):
                                "provider myapp { probe start(request_id id); };\n")
         result, contents = self.generate()
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"8@" _USDT_SPEC_OPERAND("0", "0"), \\\n               (_USDT_ARG(u64, uint64_t, arg0)), \\\n', contents["header"])
+        self.assertIn(b'"8@" _USDT_SPEC_OPERAND("0", "0"), \\\n               operands, \\\n', contents["header"])
+        self.assertIn(b"((_USDT_ARG(u64, uint64_t, arg0)))", contents["header"])
 
     def test_include_with_I_option(self):
         self.write("inc/types.h", "#define small_t int8_t\n")
         self.write("probes.d", '#include "types.h"\nprovider p { probe x(small_t v); };\n')
         result, contents = self.generate("probes.d", "-I", "inc")
         self.assertSucceeded(result, contents)
-        self.assertIn(b'"-1@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (_USDT_ARG(i8, int8_t, arg0)), \\\n', contents["header"])
+        self.assertIn(b'"-1@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               operands, \\\n', contents["header"])
+        self.assertIn(b"((_USDT_ARG(i8, int8_t, arg0)))", contents["header"])
 
     def test_D_option(self):
         self.write("probes.d", "#ifndef ID_TYPE\n#define ID_TYPE int\n#endif\n"
@@ -211,15 +213,18 @@ class PreprocessorTest(CliTestCase):
         _, default = self.generate(output="default")
         result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t", output="defined")
         self.assertSucceeded(result, defined)
-        self.assertIn(b'"-4@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (_USDT_ARG(i32, int, arg0)), \\\n', default["header"])
-        self.assertIn(b'"2@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (_USDT_ARG(u16, uint16_t, arg0)), \\\n', defined["header"])
+        self.assertIn(b'"-4@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               operands, \\\n', default["header"])
+        self.assertIn(b"((_USDT_ARG(i32, int, arg0)))", default["header"])
+        self.assertIn(b'"2@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               operands, \\\n', defined["header"])
+        self.assertIn(b"((_USDT_ARG(u16, uint16_t, arg0)))", defined["header"])
 
     def test_D_and_U_options_reach_a_file_without_directives(self):
         # As with `dtrace -C`: the macros of the command line apply even where the file has no `#`.
         self.write("probes.d", "provider p { probe x(ID_TYPE id); };\n")
         result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t")
         self.assertSucceeded(result, defined)
-        self.assertIn(b'"2@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               (_USDT_ARG(u16, uint16_t, arg0))', defined["header"])
+        self.assertIn(b'"2@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \\\n               operands, \\\n', defined["header"])
+        self.assertIn(b"((_USDT_ARG(u16, uint16_t, arg0)))", defined["header"])
         result, undefined = self.generate("probes.d", "-DID_TYPE=uint16_t", "-UID_TYPE", output="undefined")
         self.assertIn("unknown type", result.stderr)
 

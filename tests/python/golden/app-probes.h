@@ -61,68 +61,84 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 }
 #endif
 
-/* provider myapp: dtrace -h compatible macros, for C and C++. */
+/* provider myapp: dtrace -h compatible macros, for C and C++. Each probe's site
+   (its strings, argument specs and description) is spelled once, in its _USDT_SITE_ macro, which
+   the C macro and the C++ function expand with their operands. */
 
 /* myapp:request__start(uint64_t id, const char * path) */
+#define _USDT_SITE_myapp_request__start(operands) \
+    _USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" _USDT_SPEC_OPERAND("0", "0") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("1", "8"), \
+               operands, \
+               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char \052", "string"))
 #define MYAPP_REQUEST_START_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)
 #define MYAPP_REQUEST_START(arg0, arg1) \
     do { \
         _USDT_ADDRESS_ARG(_usdt_address_1, char const *, arg1) \
         _USDT_CHECK_INTEGER(0, uint64_t, arg0) _USDT_CHECK_STRING(1, char const *, arg1) \
-        _USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" _USDT_SPEC_OPERAND("0", "0") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("1", "8"), \
-               (_USDT_ARG(u64, uint64_t, arg0) _USDT_VALUE(address, _usdt_address_1) _USDT_POINTED_TO(_usdt_address_1)), \
-               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char \052", "string")); \
+        _USDT_SITE_myapp_request__start((_USDT_ARG(u64, uint64_t, arg0) _USDT_VALUE(address, _usdt_address_1) _USDT_POINTED_TO(_usdt_address_1))); \
     } while (0)
 
 /* myapp:kinds(int8_t small, uint32_t count, bool on, struct req * request, string name, long delta, size_t size) */
+#define _USDT_SITE_myapp_kinds(operands) \
+    _USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" _USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" _USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" _USDT_SPEC_NARROW_OPERAND("2", "16") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("3", "24") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("4", "32") " -" _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("5", "40") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("6", "48"), \
+               operands, \
+               ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req \052", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer"))
 #define MYAPP_KINDS_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_kinds_semaphore)
 #define MYAPP_KINDS(arg0, arg1, arg2, arg3, arg4, arg5, arg6) \
     do { \
         _USDT_ADDRESS_ARG(_usdt_address_3, void const volatile *, arg3) \
         _USDT_ADDRESS_ARG(_usdt_address_4, char const *, arg4) \
         _USDT_CHECK_INTEGER(0, int8_t, arg0) _USDT_CHECK_INTEGER(1, uint32_t, arg1) _USDT_CHECK_BOOL(2, bool, arg2) _USDT_CHECK_POINTER(3, void const volatile *, arg3) _USDT_CHECK_STRING(4, char const *, arg4) _USDT_CHECK_INTEGER(5, long, arg5) _USDT_CHECK_INTEGER(6, size_t, arg6) \
-        _USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" _USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" _USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" _USDT_SPEC_NARROW_OPERAND("2", "16") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("3", "24") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("4", "32") " -" _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("5", "40") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("6", "48"), \
-               (_USDT_ARG(i8, int8_t, arg0) _USDT_ARG(u32, uint32_t, arg1) _USDT_ARG(flag, bool, arg2) _USDT_VALUE(address, _usdt_address_3) _USDT_VALUE(address, _usdt_address_4) _USDT_ARG(word, long, arg5) _USDT_ARG(uword, size_t, arg6) _USDT_POINTED_TO(_usdt_address_3) _USDT_POINTED_TO(_usdt_address_4)), \
-               ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req \052", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer")); \
+        _USDT_SITE_myapp_kinds((_USDT_ARG(i8, int8_t, arg0) _USDT_ARG(u32, uint32_t, arg1) _USDT_ARG(flag, bool, arg2) _USDT_VALUE(address, _usdt_address_3) _USDT_VALUE(address, _usdt_address_4) _USDT_ARG(word, long, arg5) _USDT_ARG(uword, size_t, arg6) _USDT_POINTED_TO(_usdt_address_3) _USDT_POINTED_TO(_usdt_address_4))); \
     } while (0)
 
 /* myapp:seven(int a, int b, int c, int d, int e, int f, unsigned short g) */
+#define _USDT_SITE_myapp_seven(operands) \
+    _USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" _USDT_SPEC_NARROW_OPERAND("1", "8") " -4@" _USDT_SPEC_NARROW_OPERAND("2", "16") " -4@" _USDT_SPEC_NARROW_OPERAND("3", "24") " -4@" _USDT_SPEC_NARROW_OPERAND("4", "32") " -4@" _USDT_SPEC_NARROW_OPERAND("5", "40") " 2@" _USDT_SPEC_NARROW_OPERAND("6", "48"), \
+               operands, \
+               ("app-probes.d", "a", "int", "integer", "b", "int", "integer", "c", "int", "integer", "d", "int", "integer", "e", "int", "integer", "f", "int", "integer", "g", "unsigned short", "integer"))
 #define MYAPP_SEVEN_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_seven_semaphore)
 #define MYAPP_SEVEN(arg0, arg1, arg2, arg3, arg4, arg5, arg6) \
     do { \
         _USDT_CHECK_INTEGER(0, int, arg0) _USDT_CHECK_INTEGER(1, int, arg1) _USDT_CHECK_INTEGER(2, int, arg2) _USDT_CHECK_INTEGER(3, int, arg3) _USDT_CHECK_INTEGER(4, int, arg4) _USDT_CHECK_INTEGER(5, int, arg5) _USDT_CHECK_INTEGER(6, unsigned short, arg6) \
-        _USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" _USDT_SPEC_NARROW_OPERAND("1", "8") " -4@" _USDT_SPEC_NARROW_OPERAND("2", "16") " -4@" _USDT_SPEC_NARROW_OPERAND("3", "24") " -4@" _USDT_SPEC_NARROW_OPERAND("4", "32") " -4@" _USDT_SPEC_NARROW_OPERAND("5", "40") " 2@" _USDT_SPEC_NARROW_OPERAND("6", "48"), \
-               (_USDT_ARG(i32, int, arg0) _USDT_ARG(i32, int, arg1) _USDT_ARG(i32, int, arg2) _USDT_ARG(i32, int, arg3) _USDT_ARG(i32, int, arg4) _USDT_ARG(i32, int, arg5) _USDT_ARG(u16, unsigned short, arg6)), \
-               ("app-probes.d", "a", "int", "integer", "b", "int", "integer", "c", "int", "integer", "d", "int", "integer", "e", "int", "integer", "f", "int", "integer", "g", "unsigned short", "integer")); \
+        _USDT_SITE_myapp_seven((_USDT_ARG(i32, int, arg0) _USDT_ARG(i32, int, arg1) _USDT_ARG(i32, int, arg2) _USDT_ARG(i32, int, arg3) _USDT_ARG(i32, int, arg4) _USDT_ARG(i32, int, arg5) _USDT_ARG(u16, unsigned short, arg6))); \
     } while (0)
 
 /* myapp:delete(int class) */
+#define _USDT_SITE_myapp_delete(operands) \
+    _USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \
+               operands, \
+               ("app-probes.d", "class", "int", "integer"))
 #define MYAPP_DELETE_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_delete_semaphore)
 #define MYAPP_DELETE(arg0) \
     do { \
         _USDT_CHECK_INTEGER(0, int, arg0) \
-        _USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \
-               (_USDT_ARG(i32, int, arg0)), \
-               ("app-probes.d", "class", "int", "integer")); \
+        _USDT_SITE_myapp_delete((_USDT_ARG(i32, int, arg0))); \
     } while (0)
 
 /* myapp:idle() */
+#define _USDT_SITE_myapp_idle(operands) \
+    _USDT_SITE("myapp", "idle", "myapp_idle_semaphore", "m"(myapp_idle_semaphore), "", \
+               operands, \
+               ("app-probes.d"))
 #define MYAPP_IDLE_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_idle_semaphore)
 #define MYAPP_IDLE() \
-    _USDT_SITE("myapp", "idle", "myapp_idle_semaphore", "m"(myapp_idle_semaphore), "", \
-               (), \
-               ("app-probes.d"))
+    _USDT_SITE_myapp_idle(())
 
-/* provider other: dtrace -h compatible macros, for C and C++. */
+/* provider other: dtrace -h compatible macros, for C and C++. Each probe's site
+   (its strings, argument specs and description) is spelled once, in its _USDT_SITE_ macro, which
+   the C macro and the C++ function expand with their operands. */
 
 /* other:tick(short arg0), without a semaphore */
+#define _USDT_SITE_other_tick(operands) \
+    _USDT_SITE("other", "tick", "0", "i"(0), "-2@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \
+               operands, \
+               ("app-probes.d", "arg0", "short", "integer"))
 #define OTHER_TICK_ENABLED() _USDT_ALWAYS_ACTIVE
 #define OTHER_TICK(arg0) \
     do { \
         _USDT_CHECK_INTEGER(0, short, arg0) \
-        _USDT_SITE("other", "tick", "0", "i"(0), "-2@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \
-               (_USDT_ARG(i16, short, arg0)), \
-               ("app-probes.d", "arg0", "short", "integer")); \
+        _USDT_SITE_other_tick((_USDT_ARG(i16, short, arg0))); \
     } while (0)
 
 /* The typed C++ API: one inline function per probe, whose parameters are the runtime header's
@@ -135,35 +151,25 @@ namespace myapp {
 _USDT_API_FUNCTION void request_start(::usdt::integer_argument<uint64_t, 0> id, ::usdt::string_argument<1> path) noexcept {
     ::usdt::string_buffer _usdt_buffer_1;
     char const *const _usdt_text_1 = path.text(_usdt_buffer_1, &myapp_request__start_semaphore);
-    _USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" _USDT_SPEC_OPERAND("0", "0") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("1", "8"),
-               (_USDT_VALUE(u64, id.value) _USDT_VALUE(address, _usdt_text_1) _USDT_POINTED_TO(_usdt_text_1)),
-               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char \052", "string"));
+    _USDT_SITE_myapp_request__start((_USDT_VALUE(u64, id.value) _USDT_VALUE(address, _usdt_text_1) _USDT_POINTED_TO(_usdt_text_1)));
 }
 
 _USDT_API_FUNCTION void kinds(::usdt::integer_argument<int8_t, 0> small, ::usdt::integer_argument<uint32_t, 1> count, ::usdt::bool_argument<2> on, ::usdt::pointer_argument<3> request, ::usdt::string_argument<4> name, ::usdt::integer_argument<long, 5> delta, ::usdt::integer_argument<size_t, 6> size) noexcept {
     ::usdt::string_buffer _usdt_buffer_4;
     char const *const _usdt_text_4 = name.text(_usdt_buffer_4, &myapp_kinds_semaphore);
-    _USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" _USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" _USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" _USDT_SPEC_NARROW_OPERAND("2", "16") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("3", "24") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("4", "32") " -" _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("5", "40") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("6", "48"),
-               (_USDT_VALUE(i8, small.value) _USDT_VALUE(u32, count.value) _USDT_VALUE(flag, on.value) _USDT_VALUE(address, request.value) _USDT_VALUE(address, _usdt_text_4) _USDT_VALUE(word, delta.value) _USDT_VALUE(uword, size.value) _USDT_POINTED_TO(request.value) _USDT_POINTED_TO(_usdt_text_4)),
-               ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req \052", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer"));
+    _USDT_SITE_myapp_kinds((_USDT_VALUE(i8, small.value) _USDT_VALUE(u32, count.value) _USDT_VALUE(flag, on.value) _USDT_VALUE(address, request.value) _USDT_VALUE(address, _usdt_text_4) _USDT_VALUE(word, delta.value) _USDT_VALUE(uword, size.value) _USDT_POINTED_TO(request.value) _USDT_POINTED_TO(_usdt_text_4)));
 }
 
 _USDT_API_FUNCTION void seven(::usdt::integer_argument<int, 0> a, ::usdt::integer_argument<int, 1> b, ::usdt::integer_argument<int, 2> c, ::usdt::integer_argument<int, 3> d, ::usdt::integer_argument<int, 4> e, ::usdt::integer_argument<int, 5> f, ::usdt::integer_argument<unsigned short, 6> g) noexcept {
-    _USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" _USDT_SPEC_NARROW_OPERAND("1", "8") " -4@" _USDT_SPEC_NARROW_OPERAND("2", "16") " -4@" _USDT_SPEC_NARROW_OPERAND("3", "24") " -4@" _USDT_SPEC_NARROW_OPERAND("4", "32") " -4@" _USDT_SPEC_NARROW_OPERAND("5", "40") " 2@" _USDT_SPEC_NARROW_OPERAND("6", "48"),
-               (_USDT_VALUE(i32, a.value) _USDT_VALUE(i32, b.value) _USDT_VALUE(i32, c.value) _USDT_VALUE(i32, d.value) _USDT_VALUE(i32, e.value) _USDT_VALUE(i32, f.value) _USDT_VALUE(u16, g.value)),
-               ("app-probes.d", "a", "int", "integer", "b", "int", "integer", "c", "int", "integer", "d", "int", "integer", "e", "int", "integer", "f", "int", "integer", "g", "unsigned short", "integer"));
+    _USDT_SITE_myapp_seven((_USDT_VALUE(i32, a.value) _USDT_VALUE(i32, b.value) _USDT_VALUE(i32, c.value) _USDT_VALUE(i32, d.value) _USDT_VALUE(i32, e.value) _USDT_VALUE(i32, f.value) _USDT_VALUE(u16, g.value)));
 }
 
 _USDT_API_FUNCTION void delete_(::usdt::integer_argument<int, 0> class_) noexcept {
-    _USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0"),
-               (_USDT_VALUE(i32, class_.value)),
-               ("app-probes.d", "class", "int", "integer"));
+    _USDT_SITE_myapp_delete((_USDT_VALUE(i32, class_.value)));
 }
 
 _USDT_API_FUNCTION void idle() noexcept {
-    _USDT_SITE("myapp", "idle", "myapp_idle_semaphore", "m"(myapp_idle_semaphore), "",
-               (),
-               ("app-probes.d"));
+    _USDT_SITE_myapp_idle(());
 }
 
 } /* namespace myapp */
@@ -171,9 +177,7 @@ _USDT_API_FUNCTION void idle() noexcept {
 namespace other {
 
 _USDT_API_FUNCTION void tick(::usdt::integer_argument<short, 0> arg0) noexcept {
-    _USDT_SITE("other", "tick", "0", "i"(0), "-2@" _USDT_SPEC_NARROW_OPERAND("0", "0"),
-               (_USDT_VALUE(i16, arg0.value)),
-               ("app-probes.d", "arg0", "short", "integer"));
+    _USDT_SITE_other_tick((_USDT_VALUE(i16, arg0.value)));
 }
 
 } /* namespace other */
