@@ -164,10 +164,6 @@ def cxx_parameters(probe: Probe) -> str:
     return ", ".join(f"{cxx_parameter_type(argument)} {argument.name}" for argument in probe.arguments)
 
 
-def cxx_semaphore_address(probe: Probe) -> str:
-    return f"&{probe.semaphore_name}" if probe.has_semaphore else "nullptr"
-
-
 def cxx_string_buffer(argument: Argument) -> str:
     """The probe function's local that a costly string argument is prepared into."""
     return f"_usdt_buffer_{argument.index}"
@@ -178,9 +174,12 @@ def cxx_string_arguments(probe: Probe) -> List[Argument]:
 
 
 def cxx_string_text(probe: Probe, argument: Argument) -> str:
-    """`path.text(_usdt_buffer_1, &p_x_semaphore)`: the C string a string argument records, which
-    the probe function holds in a local (cxx_text_local), as its site names it twice."""
-    return f"{argument.name}.text({cxx_string_buffer(argument)}, {cxx_semaphore_address(probe)})"
+    """`path.costly() ? path.prepared(_usdt_buffer_1, <enabled>) : path.text()`: the C string a
+    string argument records, which the probe function holds in a local (cxx_text_local), as its
+    site names it twice. A costly string is prepared only while the probe is enabled, by the one
+    is-enabled check the _ENABLED() macro has too (enabled_expression)."""
+    return (f"{argument.name}.costly() ? {argument.name}.prepared({cxx_string_buffer(argument)}, "
+            f"{enabled_expression(probe)}) : {argument.name}.text()")
 
 
 def cxx_text_local(argument: Argument) -> str:

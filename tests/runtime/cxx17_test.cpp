@@ -49,11 +49,12 @@ TEST_CASE("a view argument is copied into a terminated string, of at most 255 by
     const std::string text = "GET /index.html";
     const std::string_view method = std::string_view(text).substr(0, 3);
     usdt::string_argument<1> view(method);
-    CHECK(std::string(view.text(buffer, &myapp_request__start_semaphore)) == "GET");
+    CHECK(view.costly());
+    CHECK(std::string(view.prepared(buffer, MYAPP_REQUEST_START_ENABLED())) == "GET");
     const std::string long_text(1000, 'x');
     const std::string_view long_view(long_text);
     usdt::string_argument<1> cut(long_view);
-    CHECK(std::string(cut.text(buffer, &myapp_request__start_semaphore)) == std::string(255, 'x'));
+    CHECK(std::string(cut.prepared(buffer, MYAPP_REQUEST_START_ENABLED())) == std::string(255, 'x'));
     myapp::request_start(3, std::string_view(text).substr(4));
 }
 
@@ -62,7 +63,7 @@ TEST_CASE("untraced, a view is not copied and the site records no string") {
     const std::string text = "GET";
     const std::string_view method(text);
     usdt::string_argument<1> view(method);
-    CHECK(view.text(buffer, &myapp_request__start_semaphore) == nullptr);
+    CHECK(view.prepared(buffer, MYAPP_REQUEST_START_ENABLED()) == nullptr);
 }
 
 TEST_CASE("a formatted argument records what usdt_format() returns") {
@@ -70,15 +71,16 @@ TEST_CASE("a formatted argument records what usdt_format() returns") {
     RaisedSemaphore traced(myapp_request__start_semaphore);
     shop::Order order{1};
     usdt::string_argument<1> formatted(order);
-    CHECK(std::string(formatted.text(buffer, &myapp_request__start_semaphore)) == "{\"order\":1}");
+    CHECK(formatted.costly());
+    CHECK(std::string(formatted.prepared(buffer, MYAPP_REQUEST_START_ENABLED())) == "{\"order\":1}");
 }
 
-TEST_CASE("strings that need no preparation are passed as they are, traced or not") {
-    usdt::string_buffer buffer;
+TEST_CASE("strings that need no preparation are passed as they are") {
     const std::string text = "kept";
-    CHECK(usdt::string_argument<1>(text).text(buffer, &myapp_request__start_semaphore) == text.c_str());
-    CHECK(usdt::string_argument<1>(text.c_str()).text(buffer, nullptr) == text.c_str());
-    CHECK(usdt::string_argument<1>(nullptr).text(buffer, nullptr) == nullptr);
-    RaisedSemaphore traced(myapp_request__start_semaphore);
-    CHECK(usdt::string_argument<1>(text).text(buffer, &myapp_request__start_semaphore) == text.c_str());
+    CHECK(!usdt::string_argument<1>(text).costly());
+    CHECK(!usdt::string_argument<1>(text.c_str()).costly());
+    CHECK(!usdt::string_argument<1>(nullptr).costly());
+    CHECK(usdt::string_argument<1>(text).text() == text.c_str());
+    CHECK(usdt::string_argument<1>(text.c_str()).text() == text.c_str());
+    CHECK(usdt::string_argument<1>(nullptr).text() == nullptr);
 }

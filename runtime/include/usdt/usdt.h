@@ -78,7 +78,7 @@
     7  i386, ARM, riscv64, ppc64, s390x, mips64: argument block on 32-bit targets, word-sized specs
     8  the C++ API's shared argument types (usdt::integer_argument<T, N> and siblings)
     9  sites never read string arguments: memory inputs instead of a memory clobber
-   10  split into usdt/usdt.h and usdt/usdt_cxx.h (C++ only) */
+   10  split into usdt.h and usdt_cxx.h (C++ only); internals _USDT_; one is-enabled check */
 #define USDT_ABI_VERSION 10
 
 /* The targets probes are emitted for: those whose tracers read the notes (the reference's

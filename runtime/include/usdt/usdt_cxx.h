@@ -369,16 +369,6 @@ template <typename T>
 struct is_string : constant<is_convertible<const T &, char const *>::value || has_c_str<T>::value
                                                     || has_data_and_size<T>::value || has_usdt_format<T>::value> {};
 
-/* Whether the probe of this semaphore is traced; one without a semaphore (nullptr) always is.
-   Static, as the API's functions are: it differs with USDT_DISABLE. It and what calls it
-   (string_argument::text) are always inlined, so no unit ever calls another unit's copy. */
-static _USDT_API_INLINE bool active(const volatile unsigned short *semaphore) noexcept {
-    if (semaphore == nullptr) {
-        return _USDT_ALWAYS_ACTIVE;
-    }
-    return _USDT_SEMAPHORE_ACTIVE(*semaphore);
-}
-
 } /* namespace detail */
 
 /* Where a costly string argument is prepared, a local of the probe function: its first
@@ -536,13 +526,18 @@ class string_argument {
                       "or a type with usdt_format()");
     }
 
-    /* The text the site records, for the probe of `semaphore` (nullptr: one without). A costly
-       string is prepared, into `buffer`, only while the probe is traced: untraced, the site
+    /* The text the site records. A costly string (a view, a usdt_format() type) is prepared,
+       into `buffer`, only while the probe is traced: the generated function asks costly() first
+       and then the probe's own is-enabled check, as its _ENABLED() macro spells it, so that
+       for any other string (costly() folds to false) no check is left. Untraced, the site
        records nullptr, which nobody reads. */
-    _USDT_API_INLINE char const *text(string_buffer &buffer, const volatile unsigned short *semaphore) const {
-        if (prepare_ != nullptr) {
-            return detail::active(semaphore) ? prepare_(object_, buffer) : nullptr;
-        }
+    _USDT_API_INLINE bool costly() const noexcept {
+        return prepare_ != nullptr;
+    }
+    _USDT_API_INLINE char const *prepared(string_buffer &buffer, bool traced) const {
+        return traced ? prepare_(object_, buffer) : nullptr;
+    }
+    _USDT_API_INLINE constexpr char const *text() const noexcept {
         return text_;
     }
 
