@@ -18,7 +18,7 @@ test_packages=(clang lld mold gdb doctest-dev qemu-user gdb-multiarch
 for triple in "${cross_triples[@]}"; do
   test_packages+=("gcc-$triple" "g++-$triple")
 done
-# tests/timeline: Node.js and npm, which install and run a trace viewer's parser (package-lock.json
+# tests/tool/timeline: Node.js and npm, which install and run a trace viewer's parser (package-lock.json
 # there). Only where there is no npm: a Node.js from elsewhere (NodeSource's nodejs) bundles its
 # own npm and conflicts with Debian's npm package. The viewer wants Node.js 20 or later.
 if ! command -v npm >/dev/null 2>&1; then

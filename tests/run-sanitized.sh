@@ -6,7 +6,7 @@
 # (or under $1). Exit status non-zero if any run failed; all runs happen regardless.
 #
 # Not run in the sanitizer builds, and why:
-#   python, package, matrix, cross, dtrace_cli, equivalence, fuzz, lint, hygiene
+#   python, package, matrix, cross, dropin, fuzz, hygiene
 #       build their own CMake projects or compilers' command lines with their own flags, or
 #       compile nothing: the sanitizer flags never reach what they test. The plain ctest run
 #       covers them.
@@ -14,7 +14,7 @@
 #       runs them.
 #   runtime.compile_errors  expects exact compiler diagnostics, which the flags do not change.
 #   cross.*  builds its own cross-compiled project (label `cross integration`).
-#   nop5.red_zone (ASan build)  depends on a leaf function at -O0 keeping its locals in the
+#   runtime.nop5_red_zone (ASan build)  depends on a leaf function at -O0 keeping its locals in the
 #       red zone; ASan's instrumentation calls out of it and moves its locals.
 #   integration.gdb (ASan build)  expects the exact list of providers in the process, and the
 #       ASan runtime loads libstdc++, which brings its own (libstdcxx:catch...).
@@ -24,7 +24,7 @@ set -uo pipefail
 repository=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_root=${1:-$repository/build/sanitized}
 jobs=$(nproc)
-labels='^(runtime|integration|nop5|scripts|stress|sanitize)$'
+labels='^(runtime|integration|scripts|sanitize)$'
 excluded='^(sanitize\.valgrind\.|runtime\.compile_errors$|cross\.)'
 failed=()
 
@@ -49,7 +49,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export ASAN_OPTIONS=detect_leaks=0
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 configure_build_test asan "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-    -L "$labels" -E "$excluded|^(nop5\.red_zone|integration\.gdb)$"
+    -L "$labels" -E "$excluded|^(runtime\.nop5_red_zone|integration\.gdb)$"
 configure_build_test tsan "-fsanitize=thread" -L "$labels" -E "$excluded"
 configure_build_test plain "" -L '^sanitize$'
 

@@ -1,7 +1,7 @@
 """Unit tests of usdtgen.dtrace (`usdt-dtrace`): systemtap's dtrace command line read into an
 Invocation, the compiler words and flags it takes from $CC and $CFLAGS, and main() through the
 pipeline: the header written, the no-provider warning, errors reported with no output left.
-tests/dtrace_cli runs the installed command on real builds."""
+tests/dropin/dtrace_cli runs the installed command on real builds."""
 
 import contextlib
 import io

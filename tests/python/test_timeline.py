@@ -1,6 +1,6 @@
 """Unit tests of usdttool.timeline: hits and spans written as a Chrome JSON trace (--timeline),
 paired by spans.py's rules whatever order the hits come in, and a FILE that is replaced at the
-end or not at all. tests/timeline checks such files in a real trace viewer."""
+end or not at all. tests/tool/timeline checks such files in a real trace viewer."""
 
 import contextlib
 import io

@@ -39,7 +39,7 @@ NOT_APPLYING = (
                 "the ten cross toolchains, qemu-user and gdb-multiarch are not installed in roots"),
     NotApplying(ALL_SUITES, (r"tool\.bpftrace_releases", r"tool\.trace_answers_releases", r"package\.debian"), (),
                 "they build Debian roots themselves: no roots inside roots"),
-    NotApplying(ALL_SUITES, (r"timeline\.viewer", r"timeline\.viewer_install"), ("node", "npm"),
+    NotApplying(ALL_SUITES, (r"tool\.timeline_viewer", r"tool\.timeline_viewer_install"), ("node", "npm"),
                 "the trace viewer's parser needs Node.js 20 and npm packages, not installed in roots"),
     NotApplying(("bullseye",), (r"tool\.trace", r"tool\.trace_script", r"tool\.trace_answers",
                                 r"tool\.trace_answers_script", r"cookbook\.usdt"), ("bpftrace",),
@@ -50,7 +50,7 @@ NOT_APPLYING = (
     NotApplying(("bullseye",), (), ("mold", "perf"),
                 "Debian 11 packages no mold, and perf only as its own kernel's perf_5.10, without the perf "
                 "command"),
-    NotApplying(("bullseye",), (r"lint\.clang_tidy",), (),
+    NotApplying(("bullseye",), (r"hygiene\.clang_tidy",), (),
                 "clang-tidy 11 lacks checks .clang-tidy enables"),
     NotApplying(ALL_SUITES, (r"cookbook\.bcc", r"cookbook\.systemtap", r"scripts\.systemtap"), (),
                 "bcc and SystemTap are not installed in roots: they compile against kernel headers a root "

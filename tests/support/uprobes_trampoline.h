@@ -1,7 +1,7 @@
 /*
  * Whether Linux has mapped its [uprobes-trampoline] page into this process: the sign that
  * it turned a uprobe on a 5-byte nop into a call (Linux 6.18 and later, x86-64). Used by
- * tests/nop5 and bench/nop5.
+ * tests/runtime/nop5 and bench/nop5.
  */
 #ifndef USDT_TESTS_UPROBES_TRAMPOLINE_H
 #define USDT_TESTS_UPROBES_TRAMPOLINE_H

@@ -376,7 +376,7 @@ class LiveTest(TracingTestCase):
 
 
 class ViewerTest(TracingTestCase):
-    """The timeline as a viewer loads it: Chrome DevTools' trace engine (tests/timeline, Node)."""
+    """The timeline as a viewer loads it: Chrome DevTools' trace engine (tests/tool/timeline, Node)."""
 
     def test_spans_in_a_viewer(self):
         timeline = Path(OPTIONS.work_dir) / "spans-viewer.json"

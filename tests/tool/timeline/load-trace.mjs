@@ -52,9 +52,9 @@ export function requireFrom(viewerDir, name) {
   try {
     require.resolve(`${name}/package.json`);
   } catch {
-    throw new NotInstalled(`${name} is not installed in ${path.resolve(viewerDir)}: run \`ctest -R timeline.viewer_install\` ` +
-                    '(it installs into BUILD/tests/timeline/viewer) and pass that directory with --viewer-dir or ' +
-                    'USDT_TIMELINE_VIEWER_DIR, or run `npm ci` in a copy of tests/timeline\'s package.json and package-lock.json');
+    throw new NotInstalled(`${name} is not installed in ${path.resolve(viewerDir)}: run \`ctest -R tool.timeline_viewer_install\` ` +
+                    '(it installs into BUILD/tests/tool/timeline/viewer) and pass that directory with --viewer-dir or ' +
+                    'USDT_TIMELINE_VIEWER_DIR, or run `npm ci` in a copy of tests/tool/timeline\'s package.json and package-lock.json');
   }
   return require;
 }

@@ -1,4 +1,4 @@
-"""The CTest fixture timeline_viewer (tests/timeline/CMakeLists.txt): `npm ci` of this
+"""The CTest fixture timeline_viewer (tests/tool/timeline/CMakeLists.txt): `npm ci` of this
 directory's package.json and package-lock.json into --viewer-dir, in the build directory,
 once: a later run whose lock is the one installed keeps the install.
 

@@ -1,20 +1,17 @@
-"""What the libraries tests share: tests/embedding's support (and through it tests/package's)
-made importable, and the two ways they read a module's probes back: gdb breaking on probes
-while a program runs, and bpftrace attached by file path (a program or a shared library)
-before the program starts, each also returning what the program printed, since the programs
-print what their `_ENABLED()` checks saw.
+"""What the libraries tests (public_header, two_libraries) share: the two ways they read a
+module's probes back: gdb breaking on probes while a program runs, and bpftrace attached by file
+path (a program or a shared library) before the program starts, each also returning what the
+program printed, since the programs print what their `_ENABLED()` checks saw.
 """
 
 import re
 import subprocess
-import sys
 import unittest
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 LIBRARIES = Path(__file__).resolve().parent
-sys.path[:0] = [str(LIBRARIES.parent / "embedding")]
 
 import bpftrace_attach
 import elf_notes

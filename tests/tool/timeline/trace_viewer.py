@@ -19,7 +19,7 @@ of phase "i" (it draws Chrome's "I"), counters, flows; `not_shown` counts them.
 
 The engine is an npm package that `npm ci` installs, from this directory's package-lock.json,
 into the directory USDT_TIMELINE_VIEWER_DIR names (CTest's timeline_viewer fixture sets both up,
-tests/timeline/CMakeLists.txt). Where node or that install is missing, load_in_viewer raises
+tests/tool/timeline/CMakeLists.txt). Where node or that install is missing, load_in_viewer raises
 ViewerUnavailable, a unittest.SkipTest, so the test skips with the reason, or fails under
 USDT_REQUIRE_TRACERS=1 as every skip does (usdt_testing.main).
 """
@@ -63,10 +63,10 @@ def viewer_unavailable_reason(viewer_dir: Optional[Path] = None) -> Optional[str
     directory = viewer_dir or _viewer_dir_from_environment()
     if directory is None:
         return (f"{VIEWER_DIR_VARIABLE} is not set: run the test through CTest (fixture timeline_viewer), "
-                "or set it to a directory where `npm ci` installed tests/timeline/package-lock.json")
+                "or set it to a directory where `npm ci` installed tests/tool/timeline/package-lock.json")
     if not (Path(directory) / "node_modules" / ENGINE_PACKAGE / "package.json").is_file():
         return (f"{ENGINE_PACKAGE} is not installed in {directory}: "
-                "run the CTest fixture timeline.viewer_install, or `npm ci` there with tests/timeline's package-lock.json")
+                "run the CTest fixture tool.timeline_viewer_install, or `npm ci` there with tests/tool/timeline's package-lock.json")
     return None
 
 

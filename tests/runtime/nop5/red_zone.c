@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../support/uprobes_trampoline.h"
+#include "../../support/uprobes_trampoline.h"
 
 #include "red_zone.h"
 

@@ -1,4 +1,4 @@
-"""timeline.viewer: the hand-written sample trace (three threads, nested slices, overlapping
+"""tool.timeline_viewer: the hand-written sample trace (three threads, nested slices, overlapping
 async slices ending on other threads than they began, instants) loaded into Chrome DevTools'
 trace engine, which must load every slice on its thread with its start and duration, pair the
 async slices, and leave out only what it is known not to draw. Also: the loader fails on a file

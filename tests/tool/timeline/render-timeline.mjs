@@ -1,11 +1,11 @@
 // Draws a Chrome JSON trace-event file as a PNG for the docs, in headless Chromium (Debian's
 // chromium, driven by playwright-core). Run by hand, not by the tests:
 //
-//   node tests/timeline/render-timeline.mjs [--viewer-dir DIR] [--chromium PATH] [--width PX]
+//   node tests/tool/timeline/render-timeline.mjs [--viewer-dir DIR] [--chromium PATH] [--width PX]
 //        [--window FROM,TO] [--speedscope] TRACE.json OUT.png
 //
 // DIR: where `npm ci` installed this directory's package-lock.json (CTest's fixture puts it in
-// BUILD/tests/timeline/viewer); by default $USDT_TIMELINE_VIEWER_DIR, else this directory.
+// BUILD/tests/tool/timeline/viewer); by default $USDT_TIMELINE_VIEWER_DIR, else this directory.
 // FROM,TO: the part of the trace to draw, in microseconds from its first event (default: all).
 //
 // By default the picture is a timeline laid out as Perfetto lays one out, drawn from what
