@@ -66,7 +66,7 @@ __asm__(".pushsection .note.stapsdt, \"?\", \"note\"\n"
 int main(void) {
 #if !defined(USDT_CHECK_WITHOUT_DIRECTIVES)
     _USDT_SITE("usdt", "assembler_check", "usdt_assembler_check_semaphore", "m"(usdt_assembler_check_semaphore),
-              "", (), ("assembler-check.d"));
+              "", (), "\"assembler-check.d\"");
 #endif
     return 0;
 }

@@ -68,7 +68,9 @@
 
 /* What a generated header and this runtime agree on: the macros, their arguments, the notes
    and semaphores they emit. A generated header checks it and refuses to compile against another
-   version. One line per version, what changed:
+   version: a change to what the macros take is a new version even where the notes stay the
+   same, as another version's header would expand this one's macros wrongly.
+   One line per version, what changed:
     1  the site: a nop, its .note.stapsdt, semaphores
     2  probes without a semaphore (semaphore address 0, always enabled)
     3  a .note.usdt record per site: .d file, argument names, declared types and kinds
@@ -78,8 +80,9 @@
     7  i386, ARM, riscv64, ppc64, s390x, mips64: argument block on 32-bit targets, word-sized specs
     8  the C++ API's shared argument types (usdt::integer_argument<T, N> and siblings)
     9  sites never read string arguments: memory inputs instead of a memory clobber
-   10  split into usdt.h and usdt_cxx.h (C++ only); internals _USDT_; one is-enabled check */
-#define USDT_ABI_VERSION 10
+   10  split into usdt.h and usdt_cxx.h (C++ only); internals _USDT_; one is-enabled check
+   11  _USDT_SITE's description is one finished string literal, not a list for it to stringize */
+#define USDT_ABI_VERSION 11
 
 /* The targets probes are emitted for: those whose tracers read the notes (the reference's
    per-target table says which read what). Linux's ILP32 variants of 64-bit targets (x32,
@@ -459,14 +462,16 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
  * probe without one, "0" and `"i"(0)`; `spec` refers to the operands as %0, %1...;
  * `operands` is a parenthesized, possibly empty, sequence of _USDT_ARG() (_USDT_VALUE() in the
  * C++ API), one per argument, then a _USDT_POINTED_TO() per string or pointer argument;
- * `description` is the `.note.usdt` strings after provider and name, as parenthesized
- * string literals (characters other than those of names octal-escaped, `\173`, for the asm
- * template). `?` puts the notes in the code's COMDAT group (inline
- * functions), `o` links them to the code's section, so that --gc-sections drops them with
- * dead code (GNU ld, lld). binutils 2.35 takes `o` but its GNU as warns about it on a `.note`
- * section and its GNU ld refuses such notes beside unlinked ones (sys/sdt.h's): there
- * USDT_UNLINKED_NOTES, which usdt_add_provider defines after trying the toolchain, leaves it
- * out, and then GNU ld keeps dead probed code for its notes and lld leaves their address 0.
+ * `description` is the `.note.usdt` strings after provider and name, finished by the
+ * generator as one string literal, the operands of an `.asciz`: `"\"t.d\", \"id\", ..."`, with
+ * characters other than those of names octal-escaped for the assembler (`\173`, spelled `\\173`
+ * in the literal), as `%`, `{`, `|` and `}` mean something in an asm template. `?` puts the
+ * notes in the code's COMDAT group (inline functions), `o` links them to the code's section,
+ * so that --gc-sections drops them with dead code (GNU ld, lld). binutils 2.35 takes `o` but
+ * its GNU as warns about it on a `.note` section and its GNU ld refuses such notes beside
+ * unlinked ones (sys/sdt.h's): there USDT_UNLINKED_NOTES, which usdt_add_provider defines
+ * after trying the toolchain, leaves it out, and then GNU ld keeps dead probed code for its
+ * notes and lld leaves their address 0.
  *
  * The semaphore is also an (unused) memory operand: with -flto, a symbol named only inside
  * asm text is invisible to the linker's archive search, and the library member defining it
@@ -507,8 +512,6 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
 #else
 #define _USDT_NOTE_FLAGS "\"?o\", \"note\", .L_usdt_site%="
 #endif
-/* `("a", "b")` -> `"\"a\", \"b\""`: string literals as the operands of an `.asciz`. */
-#define _USDT_ASCIZ_OPERANDS(...) #__VA_ARGS__
 #define _USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
     do { \
         _USDT_DECLARATIONS(operands) \
@@ -528,7 +531,7 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
             ".4byte 996f-995f, 998f-997f, 4\n" \
             "995: .asciz \"usdt\"\n" \
             "996: .balign 4\n" \
-            "997: .asciz \"" provider "\", \"" name "\", " _USDT_ASCIZ_OPERANDS description "\n" \
+            "997: .asciz \"" provider "\", \"" name "\", " description "\n" \
             "998: .balign 4\n" \
             ".popsection\n" \
             ".pushsection .init_usdt_keep, \"?ao\", \"progbits\", .L_usdt_site%=\n" \
