@@ -3,7 +3,7 @@
  * header's site macro directly (generated headers cannot produce them): `usdt list` must
  * fall back to the notes for these probes, and say so, and still describe the good one.
  */
-#include <usdt/usdt.h>
+#include <usdt/usdt_site.h>
 
 #define TWO_INTS "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" _USDT_SPEC_NARROW_OPERAND("1", "8")
 
