@@ -6,7 +6,7 @@
 # the assembler or an error from the linker, as binutils 2.35 does: its GNU as warns about `o`
 # on any `.note` section, and its GNU ld refuses an output section with both ordered and
 # unordered input sections, as linked notes and those of sys/sdt.h (in libstdc++.a, say) are
-# (runtime/include/usdt/usdt.h says what leaving it out changes).
+# (runtime/include/usdt/usdt_site.h says what leaving it out changes).
 #
 # The check builds a semaphore and a probe site with the runtime header itself, under the same
 # conditions as a generated header (its own USDT_HAVE_PROBES), so that every target with probes
@@ -52,7 +52,7 @@ function(_usdt_check_assembler language result)
 /* Written by usdt's _usdt_check_assembler (cmake/usdtCheckAssembler.cmake): a semaphore and a
    probe site, as a generated header emits them, and a note as sys/sdt.h writes its own. */
 #if !defined(USDT_CHECK_WITHOUT_DIRECTIVES)
-#include "usdt/usdt.h"
+#include "usdt/usdt_site.h"
 _USDT_SEMAPHORE_DECLARE(usdt_assembler_check_semaphore);
 _USDT_SEMAPHORE_DEFINE(usdt_assembler_check_semaphore);
 #if defined(__GNUC__) && defined(__ELF__)
@@ -66,7 +66,7 @@ __asm__(".pushsection .note.stapsdt, \"?\", \"note\"\n"
 int main(void) {
 #if !defined(USDT_CHECK_WITHOUT_DIRECTIVES)
     _USDT_SITE("usdt", "assembler_check", "usdt_assembler_check_semaphore", "m"(usdt_assembler_check_semaphore),
-              "", (), ("assembler-check.d"));
+              "", (), "\"assembler-check.d\"");
 #endif
     return 0;
 }

@@ -95,12 +95,15 @@ def site_semaphore(probe: Probe) -> str:
 
 
 def site_description(probe: Probe) -> str:
-    """The `.note.usdt` record after provider and name, as the site macro takes it: a
-    parenthesized list of C string literals that become the operands of an `.asciz`."""
+    r"""The `.note.usdt` record after provider and name, finished: one C string literal whose
+    text the site puts in its asm template as the operands of an `.asciz`. The assembler reads
+    `"t.d", "key", "char \052", "string"` (each string escaped for it by asm_string_text); the
+    header spells that for the C compiler, `"\"t.d\", \"key\", \"char \\052\", \"string\""`."""
     strings = [probe.source_name]
     for argument in probe.arguments:
         strings += [argument.declared_name, argument.type.declared, argument.type.kind.note_spelling]
-    return "(" + ", ".join(f'"{asm_string_text(string)}"' for string in strings) + ")"
+    asciz_operands = ", ".join(f'"{asm_string_text(string)}"' for string in strings)
+    return '"' + asciz_operands.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def macro_parameters(probe: Probe) -> str:

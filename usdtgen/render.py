@@ -12,10 +12,11 @@ from .model import ProviderFile
 
 TEMPLATE_DIRECTORY = Path(__file__).resolve().parent.parent / "templates"
 # The runtime, embedded in every generated header (the source tree and the installed data
-# directory share this layout): the probe site, for C and C++, and the C++ part, for C++ only.
+# directory share this layout), its files in the order each includes the one before: the probe
+# site, for C and C++, and the C++ part, for C++ only.
 RUNTIME_DIRECTORY = Path(__file__).resolve().parent.parent / "runtime" / "include" / "usdt"
-RUNTIME_HEADER = RUNTIME_DIRECTORY / "usdt.h"
-RUNTIME_CXX_HEADER = RUNTIME_DIRECTORY / "usdt_cxx.h"
+RUNTIME_HEADERS = (RUNTIME_DIRECTORY / "usdt.h", RUNTIME_DIRECTORY / "usdt_site.h")
+RUNTIME_CXX_HEADERS = (RUNTIME_DIRECTORY / "usdt_cxx.h", RUNTIME_DIRECTORY / "usdt_cxx_api.h")
 
 # Output kind -> template producing it.
 TEMPLATES = {
@@ -28,9 +29,9 @@ TEMPLATES = {
 
 def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES)) -> Dict[str, str]:
     """Returns the text of each output kind in `kinds`, keys of TEMPLATES."""
-    runtime_header = _read(RUNTIME_HEADER)
+    runtime_header = runtime_text(RUNTIME_HEADERS)
     context = {"model": model, "version": VERSION, "runtime_header": runtime_header,
-               "runtime_cxx_header": _read(RUNTIME_CXX_HEADER), "abi_version": _abi_version(runtime_header)}
+               "runtime_cxx_header": runtime_text(RUNTIME_CXX_HEADERS), "abi_version": _abi_version(runtime_header)}
     return {kind: _environment().get_template(TEMPLATES[kind]).render(context) for kind in kinds}
 
 
@@ -42,6 +43,11 @@ def render_trace_script(plan, ready_line: str, unread_marker: str, maps_start: s
     return _environment().get_template("trace.bt.j2").render(plan=plan, ready_line=ready_line,
                                                              unread_marker=unread_marker,
                                                              maps_start=maps_start, maps_end=maps_end)
+
+
+def runtime_text(paths: Iterable[Path]) -> str:
+    """The runtime files a generated header embeds in one place, one after the other."""
+    return "".join(_read(path) for path in paths)
 
 
 @functools.lru_cache(maxsize=None)

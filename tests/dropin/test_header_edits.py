@@ -34,8 +34,8 @@ from usdtgen.types import Kind
 
 WARNINGS = ("-Wall", "-Wextra", "-Wpedantic", "-Werror")
 CXX_STANDARD = "-std=c++11"
-# The first line of the embedded usdt/usdt.h, and the last of usdt/usdt_cxx.h, embedded after it.
-RUNTIME_BEGIN, RUNTIME_END = "/* usdt/usdt.h ", "#endif /* USDT_USDT_CXX_H */"
+# The first line of the embedded usdt/usdt.h, and the last of usdt/usdt_cxx_api.h, embedded last.
+RUNTIME_BEGIN, RUNTIME_END = "/* usdt/usdt.h ", "#endif /* USDT_USDT_CXX_API_H */"
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,13 @@ GENERATED_TEXT = re.compile(r"[\x20-\x7e\n]*")
 # A probe site in the header, one per probe (in its _USDT_SITE_ macro, which the C macro and the
 # C++ function expand): `_USDT_SITE("provider", "name", "semaphore", "m"(semaphore), "spec"..., \`.
 SITE_LINE = re.compile(r'^\s*_USDT_SITE\(("[^"]*", .*)$', re.MULTILINE)
-# Its last line: the `.note.usdt` strings, `("fuzz.d", "name", "declared type", "kind"...))`.
-DESCRIPTION_LINE = re.compile(r'^\s*\(("[^"]*"(?:, "[^"]*")*)\)\);?(?: \\)?$', re.MULTILINE)
-# Names, declared types, kinds and the file name; anything else octal-escaped for the asm template.
-DESCRIPTION_STRING = re.compile(r"(?:[A-Za-z0-9_ .*:/+-]|\\[0-7]{3})*")
+# Its last line: the `.note.usdt` strings, one C string literal that is the operands of an
+# `.asciz`, `"\"fuzz.d\", \"name\", \"declared type\", \"kind\"...")`.
+DESCRIPTION_LINE = re.compile(r'^\s*("\\"(?:[^"\\\n]|\\.)*")\)$', re.MULTILINE)
+# Names, declared types, kinds and the file name, each quoted for the assembler; anything else
+# octal-escaped for the asm template (`\173`, in the C literal `\\173`).
+_DESCRIPTION_STRING = r'\\"(?:[A-Za-z0-9_ .*:/+-]|\\\\[0-7]{3})*\\"'
+DESCRIPTION = re.compile(rf'"{_DESCRIPTION_STRING}(?:, {_DESCRIPTION_STRING})*"')
 STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 # What the provider and probe names and the argument specs in a site's strings may be made of.
 SITE_STRING = re.compile(r"[A-Za-z0-9_ @%-]*")
@@ -234,9 +237,8 @@ def injection_problem(outcome: Outcome) -> Optional[str]:
     if len(descriptions) != len(sites):
         return f"{len(descriptions)} site descriptions in the header for {len(sites)} sites"
     for description in descriptions:
-        for literal in STRING_LITERAL.findall(description):
-            if not DESCRIPTION_STRING.fullmatch(literal):
-                return f"site description string {literal!r} could break out of the asm template"
+        if not DESCRIPTION.fullmatch(description):
+            return f"site description {description!r} could break out of the asm template"
     return None
 
 

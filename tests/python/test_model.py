@@ -101,28 +101,30 @@ class ArgumentSpecTest(unittest.TestCase):
 
 
 class SiteDescriptionTest(unittest.TestCase):
-    """The `.note.usdt` strings after provider and name, as the site macro takes them."""
+    """The `.note.usdt` strings after provider and name, as the site macro takes them: one C string
+    literal, the operands of an `.asciz`, escaped for the assembler and then for the compiler."""
 
     def test_file_then_name_declared_type_and_kind_per_argument(self):
         described = probe("typedef unsigned char op_t;\n"
                           "provider p { probe x(uint64_t id, const char *key, op_t, struct s **pp, bool ok); };")
         self.assertEqual(header_view.site_description(described),
-                         '("t.d", "id", "uint64_t", "integer", "key", "const char \\052", "string", '
-                         '"arg2", "op_t", "integer", "pp", "struct s \\052\\052", "pointer", "ok", "bool", "bool")')
+                         r'"\"t.d\", \"id\", \"uint64_t\", \"integer\", \"key\", \"const char \\052\", \"string\", '
+                         r'\"arg2\", \"op_t\", \"integer\", \"pp\", \"struct s \\052\\052\", \"pointer\", '
+                         r'\"ok\", \"bool\", \"bool\""')
 
     def test_no_arguments(self):
-        self.assertEqual(header_view.site_description(probe("provider p { probe x(void); };")), '("t.d")')
+        self.assertEqual(header_view.site_description(probe("provider p { probe x(void); };")), r'"\"t.d\""')
 
     def test_a_star_is_octal_out_of_the_reach_of_builds_edits(self):
         # `s,char \*,const char \*,g` (memcached) would rewrite the declared type the note records.
         self.assertEqual(header_view.site_description(probe("provider p { probe x(char *s, void* p); };")),
-                         r'("t.d", "s", "char \052", "string", "p", "void \052", "pointer")')
+                         r'"\"t.d\", \"s\", \"char \\052\", \"string\", \"p\", \"void \\052\", \"pointer\""')
 
     def test_file_name_characters_that_mean_something_in_an_asm_template_are_octal(self):
         # `%` and `{|}` are operand and dialect syntax in GCC's x86 asm templates; non-ASCII
         # goes byte by byte, which is what the assembler's octal escapes produce.
         (only,) = build("provider p { probe x(); };", source_name="a{b|c}%d é.d").probes
-        self.assertEqual(header_view.site_description(only), r'("a\173b\174c\175\045d \303\251.d")')
+        self.assertEqual(header_view.site_description(only), r'"\"a\\173b\\174c\\175\\045d \\303\\251.d\""')
 
     def test_string_and_pointer_arguments_name_what_they_point_to(self):
         # A tracer dereferences both: the site takes the memory they point to as an input, so
@@ -367,7 +369,7 @@ class CxxNameClashTest(unittest.TestCase):
         (keyword, unnamed) = probe("provider p { probe x(int class, long); };").arguments
         self.assertEqual((keyword.name, keyword.declared_name), ("class_", "class"))
         self.assertEqual((unnamed.name, unnamed.declared_name), ("arg1", "arg1"))
-        self.assertIn('"class", "int", "integer"', header_view.site_description(probe("provider p { probe x(int class); };")))
+        self.assertIn(r'\"class\", \"int\", \"integer\"', header_view.site_description(probe("provider p { probe x(int class); };")))
 
     def test_unnamed_qualified_typedef(self):
         (argument,) = probe("provider p { probe x(const uint64_t); };").arguments

@@ -45,16 +45,17 @@ class HeaderTest(unittest.TestCase):
 
     def test_embeds_the_runtime_headers_and_checks_their_version(self):
         runtime = Path(__file__).resolve().parents[2] / "runtime/include/usdt"
-        runtime_header, runtime_cxx_header = ((runtime / name).read_text() for name in ("usdt.h", "usdt_cxx.h"))
+        runtime_header, runtime_cxx_header = ("".join((runtime / name).read_text() for name in names)
+                                              for names in (("usdt.h", "usdt_site.h"), ("usdt_cxx.h", "usdt_cxx_api.h")))
         self.assertIn(runtime_header, self.header)
         self.assertNotIn("#include <usdt/", self.header)
         # The C++ part only where the version matches, and only for C++.
         self.assertIn(
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 10\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 11\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
             "#elif defined(__cplusplus)\n"
-            "/* usdt/usdt_cxx.h ", self.header)
+            "/* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h ", self.header)
         self.assertIn(runtime_cxx_header + "\n#endif\n", self.header)
 
     def test_semaphores_are_declared_and_defined(self):
@@ -212,12 +213,12 @@ class PerfScriptTest(ScriptTestCase):
 
 
 GOLDEN = Path(__file__).resolve().with_name("golden")
-# Output kind -> golden file. The header's golden copy leaves out the embedded usdt/usdt.h and
-# usdt/usdt_cxx.h, which HeaderTest checks are there verbatim.
+# Output kind -> golden file. The header's golden copy leaves out the embedded runtime files
+# (usdt/usdt.h and the rest), which HeaderTest checks are there verbatim.
 GOLDEN_FILES = {"header": "app-probes.h", "bpftrace": "app-probes.bt", "systemtap": "app-probes.stp",
                 "perf": "app-probes.perf.sh"}
-RUNTIME_HEADER_STAND_IN = "/* usdt/usdt.h, embedded here: left out of the golden file */\n"
-RUNTIME_CXX_HEADER_STAND_IN = "/* usdt/usdt_cxx.h, embedded here: left out of the golden file */\n"
+RUNTIME_HEADER_STAND_IN = "/* usdt/usdt.h and usdt/usdt_site.h, embedded here: left out of the golden file */\n"
+RUNTIME_CXX_HEADER_STAND_IN = "/* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h, embedded here: left out of the golden file */\n"
 
 
 class GoldenTest(unittest.TestCase):
@@ -226,7 +227,8 @@ class GoldenTest(unittest.TestCase):
     def test_each_output_is_its_golden_file(self):
         source = GOLDEN / "app-probes.d"
         outputs = render.render(model.build(parse(source.read_text(), source.name), source.name, str(source)))
-        runtime_header, runtime_cxx_header = render.RUNTIME_HEADER.read_text(), render.RUNTIME_CXX_HEADER.read_text()
+        runtime_header, runtime_cxx_header = (render.runtime_text(render.RUNTIME_HEADERS),
+                                              render.runtime_text(render.RUNTIME_CXX_HEADERS))
         for kind, name in GOLDEN_FILES.items():
             with self.subTest(kind=kind):
                 text = outputs[kind].replace(runtime_header, RUNTIME_HEADER_STAND_IN)
@@ -269,7 +271,7 @@ class HygieneTest(unittest.TestCase):
         self.assertIn(f"#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != {version}\n", rendered()["header"])
 
     def test_the_runtime_headers_changelog_ends_with_its_version(self):
-        runtime_header = render.RUNTIME_HEADER.read_text()
+        runtime_header = render.RUNTIME_HEADERS[0].read_text()
         changelog = re.search(r"One line per version, what changed:\n(.*?)\*/\n#define USDT_ABI_VERSION (\d+)\n",
                               runtime_header, re.DOTALL)
         versions = [int(line.split()[0]) for line in changelog.group(1).splitlines()]

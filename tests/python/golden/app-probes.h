@@ -25,15 +25,16 @@
 #endif
 #endif
 
-/* usdt/usdt.h 0.1.0, embedded so that this header needs no include path or library. */
-/* usdt/usdt.h, embedded here: left out of the golden file */
+/* usdt/usdt.h and usdt/usdt_site.h 0.1.0, embedded so that this header needs no include
+   path or library. */
+/* usdt/usdt.h and usdt/usdt_site.h, embedded here: left out of the golden file */
 
 /* Another generated header, of another usdt version, came first in this translation unit. */
-#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 10
+#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 11
 #error "app-probes.h was generated for another version of usdt/usdt.h: regenerate it from app-probes.d"
 #elif defined(__cplusplus)
-/* usdt/usdt_cxx.h 0.1.0, embedded: C++ only. */
-/* usdt/usdt_cxx.h, embedded here: left out of the golden file */
+/* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h 0.1.0, embedded: C++ only. */
+/* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h, embedded here: left out of the golden file */
 
 #endif
 
@@ -69,7 +70,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 #define _USDT_SITE_myapp_request__start(operands) \
     _USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" _USDT_SPEC_OPERAND("0", "0") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("1", "8"), \
                operands, \
-               ("app-probes.d", "id", "uint64_t", "integer", "path", "const char \052", "string"))
+               "\"app-probes.d\", \"id\", \"uint64_t\", \"integer\", \"path\", \"const char \\052\", \"string\"")
 #define MYAPP_REQUEST_START_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)
 #define MYAPP_REQUEST_START(arg0, arg1) \
     do { \
@@ -82,7 +83,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 #define _USDT_SITE_myapp_kinds(operands) \
     _USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" _USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" _USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" _USDT_SPEC_NARROW_OPERAND("2", "16") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("3", "24") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("4", "32") " -" _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("5", "40") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("6", "48"), \
                operands, \
-               ("app-probes.d", "small", "int8_t", "integer", "count", "uint32_t", "integer", "on", "bool", "bool", "request", "struct req \052", "pointer", "name", "string", "string", "delta", "long", "integer", "size", "size_t", "integer"))
+               "\"app-probes.d\", \"small\", \"int8_t\", \"integer\", \"count\", \"uint32_t\", \"integer\", \"on\", \"bool\", \"bool\", \"request\", \"struct req \\052\", \"pointer\", \"name\", \"string\", \"string\", \"delta\", \"long\", \"integer\", \"size\", \"size_t\", \"integer\"")
 #define MYAPP_KINDS_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_kinds_semaphore)
 #define MYAPP_KINDS(arg0, arg1, arg2, arg3, arg4, arg5, arg6) \
     do { \
@@ -96,7 +97,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 #define _USDT_SITE_myapp_seven(operands) \
     _USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" _USDT_SPEC_NARROW_OPERAND("1", "8") " -4@" _USDT_SPEC_NARROW_OPERAND("2", "16") " -4@" _USDT_SPEC_NARROW_OPERAND("3", "24") " -4@" _USDT_SPEC_NARROW_OPERAND("4", "32") " -4@" _USDT_SPEC_NARROW_OPERAND("5", "40") " 2@" _USDT_SPEC_NARROW_OPERAND("6", "48"), \
                operands, \
-               ("app-probes.d", "a", "int", "integer", "b", "int", "integer", "c", "int", "integer", "d", "int", "integer", "e", "int", "integer", "f", "int", "integer", "g", "unsigned short", "integer"))
+               "\"app-probes.d\", \"a\", \"int\", \"integer\", \"b\", \"int\", \"integer\", \"c\", \"int\", \"integer\", \"d\", \"int\", \"integer\", \"e\", \"int\", \"integer\", \"f\", \"int\", \"integer\", \"g\", \"unsigned short\", \"integer\"")
 #define MYAPP_SEVEN_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_seven_semaphore)
 #define MYAPP_SEVEN(arg0, arg1, arg2, arg3, arg4, arg5, arg6) \
     do { \
@@ -108,7 +109,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 #define _USDT_SITE_myapp_delete(operands) \
     _USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \
                operands, \
-               ("app-probes.d", "class", "int", "integer"))
+               "\"app-probes.d\", \"class\", \"int\", \"integer\"")
 #define MYAPP_DELETE_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_delete_semaphore)
 #define MYAPP_DELETE(arg0) \
     do { \
@@ -120,7 +121,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 #define _USDT_SITE_myapp_idle(operands) \
     _USDT_SITE("myapp", "idle", "myapp_idle_semaphore", "m"(myapp_idle_semaphore), "", \
                operands, \
-               ("app-probes.d"))
+               "\"app-probes.d\"")
 #define MYAPP_IDLE_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_idle_semaphore)
 #define MYAPP_IDLE() \
     _USDT_SITE_myapp_idle(())
@@ -133,7 +134,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 #define _USDT_SITE_other_tick(operands) \
     _USDT_SITE("other", "tick", "0", "i"(0), "-2@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \
                operands, \
-               ("app-probes.d", "arg0", "short", "integer"))
+               "\"app-probes.d\", \"arg0\", \"short\", \"integer\"")
 #define OTHER_TICK_ENABLED() _USDT_ALWAYS_ACTIVE
 #define OTHER_TICK(arg0) \
     do { \

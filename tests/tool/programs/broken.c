@@ -3,7 +3,7 @@
  * header's site macro directly (generated headers cannot produce them): `usdt list` must
  * fall back to the notes for these probes, and say so, and still describe the good one.
  */
-#include <usdt/usdt.h>
+#include <usdt/usdt_site.h>
 
 #define TWO_INTS "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" _USDT_SPEC_NARROW_OPERAND("1", "8")
 
@@ -11,17 +11,17 @@ int main(int argc, char **argv) {
     (void)argv;
     /* The record names one argument, the note has two. */
     _USDT_SITE("broken", "count", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
-              ("broken.d", "n", "int", "integer"));
+              "\"broken.d\", \"n\", \"int\", \"integer\"");
     /* The record's second argument lacks its kind. */
     _USDT_SITE("broken", "torn", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
-              ("broken.d", "a", "int", "integer", "b", "int"));
+              "\"broken.d\", \"a\", \"int\", \"integer\", \"b\", \"int\"");
     /* A kind nobody defined. */
     _USDT_SITE("broken", "unknown__kind", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
-              ("broken.d", "a", "int", "integer", "b", "float", "real"));
+              "\"broken.d\", \"a\", \"int\", \"integer\", \"b\", \"float\", \"real\"");
     /* An argument name that would rewrite a bpftrace program: `x"%` (octal, as the generator
        escapes a file name). usdt list shows it; usdt trace calls the argument arg0. */
     _USDT_SITE("broken", "injected", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
-              ("broken.d", "x\042\045", "int", "integer", "y", "int", "integer"));
+              "\"broken.d\", \"x\\042\\045\", \"int\", \"integer\", \"y\", \"int\", \"integer\"");
     /* A record as headers of usdt's ABI 6 and before wrote them: note type 3, the argument
        named as the C++ API names it (`class_`). usdt list reads it as it reads type 4. */
     __asm__ __volatile__(
@@ -35,6 +35,6 @@ int main(int argc, char **argv) {
         : : "r"(argc));
     /* A correct record. */
     _USDT_SITE("broken", "fine", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
-              ("broken.d", "a", "int", "integer", "b", "unsigned", "integer"));
+              "\"broken.d\", \"a\", \"int\", \"integer\", \"b\", \"unsigned\", \"integer\"");
     return 0;
 }
