@@ -245,10 +245,12 @@ def compile_milliseconds(compilers: Dict[str, List[str]], python: str, probes: i
                          runs: int = 7) -> Dict[str, Dict[str, float]]:
     """Median CPU milliseconds to compile bench/compile_cost.c with each compiler command
     (`["g++", "-x", "c++"]`...): "alone", including "usdt.h", including a generated
-    `probes`-probe "header", and that header with USDT_NO_CXX_API ("macros only"). Only
-    "usdt.h" gets runtime/include on its include path: the generated header embeds usdt.h.
+    `probes`-probe "header", and that header with USDT_NO_CXX_API ("macros only"). "usdt.h"
+    is the runtime a generated header embeds for the language (usdt_site.h, which includes
+    usdt.h; in C++ usdt_cxx_api.h, which includes the rest), from runtime/include.
     Variants alternate, so that drift in the machine's load hits all."""
-    variants = {"alone": [], "usdt.h": [f"-I{REPOSITORY / 'runtime' / 'include'}", "-DPROBES_HEADER=<usdt/usdt.h>"],
+    include = f"-I{REPOSITORY / 'runtime' / 'include'}"
+    variants = {"alone": [], "usdt.h": [include, "-DPROBES_HEADER=<usdt/usdt_site.h>"],
                 "header": ['-DPROBES_HEADER="big.h"'], "macros only": ['-DPROBES_HEADER="big.h"', "-DUSDT_NO_CXX_API"]}
     with tempfile.TemporaryDirectory() as directory:
         _generate(python, Path(directory), probes)
@@ -256,6 +258,8 @@ def compile_milliseconds(compilers: Dict[str, List[str]], python: str, probes: i
         for _ in range(runs):
             for name, command in compilers.items():
                 for variant, options in variants.items():
+                    if variant == "usdt.h" and "c++" in command:
+                        options = [include, "-DPROBES_HEADER=<usdt/usdt_cxx_api.h>"]
                     arguments = [*command, "-O2", "-c", "-o", os.devnull, f"-I{directory}", *options,
                                  str(REPOSITORY / "bench" / "compile_cost.c")]
                     times[name][variant].append(1000 * _cpu_seconds(arguments))

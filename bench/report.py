@@ -187,7 +187,8 @@ padding).
 
 **Generator and compiler** (CPU time of the process and its children): `python3 -m usdtgen`
 on a 10,000-probe provider (0 to 4 arguments of mixed types), median of 5 runs;
-bench/compile_cost.c compiled at -O2 alone, including `<usdt/usdt.h>`, and including a
+bench/compile_cost.c compiled at -O2 alone, including the runtime a generated header embeds
+(`<usdt/usdt_site.h>`, in C++ `<usdt/usdt_cxx_api.h>`), and including a
 generated 1,000-probe header, median of 7 runs, the variants alternating.
 """
 
@@ -266,7 +267,7 @@ def document(compilers: List[Compiler], machine: Dict[str, str], generator_secon
         lines += size_table(compiler)
     lines += ["## Generator and compile time", "",
               f"Generating a 10,000-probe provider: {generator_seconds:.2f} s.", "",
-              *table(["Compiler", "alone: ms", "with `<usdt/usdt.h>`", "with a 1,000-probe header",
+              *table(["Compiler", "alone: ms", "with the runtime", "with a 1,000-probe header",
                       "added by the header", "macros only (`USDT_NO_CXX_API`): added"],
                      [[f"`{name}`", f"{times['alone']:.0f}", f"{times['usdt.h']:.0f}", f"{times['header']:.0f}",
                        f"{times['header'] - times['alone']:+.0f}", f"{times['macros only'] - times['alone']:+.0f}"]
