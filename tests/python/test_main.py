@@ -7,13 +7,14 @@ import io
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 import tool_python
 import usdt_testing
 from written_elf import elf_file, stapsdt_note
 
 tool_python.use_an_interpreter_with_pyelftools()
-from usdttool import main  # noqa: E402
+from usdttool import main, supervisor  # noqa: E402
 
 
 def run(*argv):
@@ -44,7 +45,10 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual((status, stderr), (1, "usdt: error: /nonexistent/app: no such file\n"))
 
     def test_a_provider_file_s_errors_where_they_are(self):
-        with tempfile.TemporaryDirectory() as directory:
+        # --script for the newest bpftrace tested, as where none is installed: an older one on
+        # PATH (Debian 11's 0.11.3) is refused before the provider file is read.
+        no_bpftrace = mock.patch.object(supervisor, "find_bpftrace", return_value=None)
+        with tempfile.TemporaryDirectory() as directory, no_bpftrace:
             provider_file = Path(directory, "p.d")
             provider_file.write_text("provider p {\n  probe x(float f);\n};\n")
             binary = Path(directory, "app")
