@@ -41,7 +41,11 @@ class MesonDependencyTest(unittest.TestCase):
 
     def test_setup_finds_usdt_both_ways_without_a_warning(self):
         self.assertEqual(self.setup_output.count("Run-time dependency usdt found: YES"), 2, self.setup_output)
-        self.assertNotIn("WARNING", self.setup_output)
+        # Meson 1.12 with CMake 4.3 (Debian unstable) warns of `$<CONFIG:Debug>`, an expression no
+        # file of usdt's holds (CMake's own defaults have it): any other warning is usdt's.
+        warnings = [line for line in self.setup_output.splitlines()
+                    if "WARNING" in line and line != "WARNING: Unknown generator expression '$<CONFIG:Debug>'."]
+        self.assertEqual(warnings, [], self.setup_output)
 
     def test_each_program_includes_the_installed_header(self):
         commands = json.loads((self.build / "compile_commands.json").read_text())
