@@ -16,7 +16,7 @@ import usdt_testing
 from trace_support import (CXXAPP_HITS, INTERRUPT_DELAYS, KVSERVER_HITS, KVSTORE_HITS, LOADED_HIT, OPTIONS, PROGRAMS,
                            SDT_ONLY_HITS, TRACE_TIMEOUT, TWOLIBS_HITS, UNUSUAL_DIRECTORY, TraceTestCase,
                            copy_programs, hits, interrupted, parse_arguments, start_loading_late, start_waiting,
-                           trace_process, usdt, usdt_command)
+                           stopped_at_the_end, trace_process, usdt, usdt_command)
 from usdt_testing import require_tracer
 
 
@@ -116,7 +116,7 @@ class LiveTest(TraceTestCase):
         program = start_loading_late()
         tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid, *arguments), stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
-        try:
+        with stopped_at_the_end(tracer, program):
             self.assertEqual(tracer.stderr.readline(),
                              announced(program.pid) if announced else
                              f"usdt: tracing 1 probe of process {program.pid} (names and types from core.d); "
@@ -132,12 +132,6 @@ class LiveTest(TraceTestCase):
             program.stdin.close()
             output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
             status = program.wait(timeout=TRACE_TIMEOUT)
-        finally:
-            for process in (tracer, program):
-                if process.poll() is None:
-                    process.kill()
-                    process.wait()
-            program.stdout.close()
         self.assertEqual((tracer.returncode, errors, status), (0, "", 0))
         return output, program.pid
 

@@ -6,6 +6,7 @@ TraceTestCase's assertions.
 """
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -115,21 +116,29 @@ def start_waiting(program) -> subprocess.Popen:
     return started
 
 
-def trace_process(program: subprocess.Popen, *patterns):
-    """`usdt trace -p` on the waiting `program` until it ends: (usdt's result, the program's status)."""
-    tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid, *patterns), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+@contextlib.contextmanager
+def stopped_at_the_end(tracer: subprocess.Popen, program: subprocess.Popen):
+    """Kills the tracer and the program, where either still runs once the block ends (a failed
+    assertion, a timeout), and closes the program's output."""
     try:
-        announcement = tracer.stderr.readline()
-        program.stdin.close()     # the program fires its probes and exits; so does the trace
-        output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
-        status = program.wait(timeout=TRACE_TIMEOUT)
+        yield
     finally:
         for process in (tracer, program):
             if process.poll() is None:
                 process.kill()
                 process.wait()
         program.stdout.close()
+
+
+def trace_process(program: subprocess.Popen, *patterns):
+    """`usdt trace -p` on the waiting `program` until it ends: (usdt's result, the program's status)."""
+    tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid, *patterns), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    with stopped_at_the_end(tracer, program):
+        announcement = tracer.stderr.readline()
+        program.stdin.close()     # the program fires its probes and exits; so does the trace
+        output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
+        status = program.wait(timeout=TRACE_TIMEOUT)
     return subprocess.CompletedProcess(tracer.args, tracer.returncode, output, announcement + errors), status
 
 
