@@ -228,8 +228,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     else:
         return 0
     # A stale output from an earlier run must not let the build go on either.
+    # Not /dev/null, /dev/stdout or a FIFO, which systemtap's dtrace leaves too.
     with contextlib.suppress(OSError):
-        if not output.is_dir():
+        if not output.is_dir() and not files.written_in_place(output):
             output.unlink()
     return 1
 

@@ -3,14 +3,32 @@
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Iterator
 
 
+def written_in_place(path: Path) -> bool:
+    """Whether `path` is an output that exists and is neither a regular file nor a directory:
+    `/dev/null`, `/dev/stdout` (a pipe, a terminal), a FIFO. Such an output is written in place,
+    as systemtap's dtrace writes it: never read first (reading `/dev/stdout` when it is a pipe
+    reads the command's own output and waits forever), replaced or removed (as root, replacing
+    `/dev/null` by a regular file, or removing it, breaks the whole machine)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Writes `text` to `path` unless it holds that text already: an unchanged output keeps
     its time stamp, so a build that regenerates it (`touch probes.d`) recompiles nothing."""
+    if written_in_place(path):
+        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        return
     try:
         if path.read_text(encoding="utf-8") == text:
             return
@@ -28,8 +46,12 @@ def replaced_atomically(output: Path) -> Iterator[Path]:
 
     The path is in a private directory next to `output` (a rename cannot cross file
     systems), where files get the permissions any new file would get (mkstemp's 0600 would
-    leave a tracer script built by one user unreadable to the one who runs it).
+    leave a tracer script built by one user unreadable to the one who runs it). An output
+    `written_in_place` is yielded itself.
     """
+    if written_in_place(output):
+        yield output
+        return
     output.parent.mkdir(parents=True, exist_ok=True)
     directory = Path(tempfile.mkdtemp(dir=output.parent, prefix=f".{output.name}."))
     try:

@@ -14,6 +14,8 @@ check for Jinja2.
 
 import os
 import re
+import stat
+import subprocess
 import unittest
 
 import dtrace_support as support
@@ -243,6 +245,27 @@ class FailureTest(CommandLineTestCase):
                     self.assert_fails(result, 1, "usdt-dtrace: error: ")
                     self.assertEqual(files_in(self.directory), ["probes.d"])
                     self.assertTrue((self.directory / "a-directory").is_dir())
+
+    def test_outputs_that_are_not_regular_files_are_written_in_place_and_left(self):
+        # `-o /dev/stdout` piped into sed, `-o /dev/null`: written as systemtap's dtrace writes
+        # them, never read first (a pipe's /dev/stdout read back waited forever), replaced or
+        # removed (as root, /dev/null became a regular file, or went on an error). Through
+        # links and a FIFO in the work directory: never the machine's own /dev, as root.
+        stdout = self.directory / "stdout"
+        stdout.symlink_to("/proc/self/fd/1")
+        result = subprocess.run([str(support.OPTIONS.command), "-h", "-s", "probes.d", "-o", stdout.name],
+                                cwd=self.directory, capture_output=True, timeout=120, check=False)
+        self.assertEqual((result.returncode, result.stderr), (0, b""))
+        self.assertEqual(result.stdout, self.generator_header())
+        self.assertTrue(stdout.is_symlink())
+        fifo = self.directory / "fifo"
+        os.mkfifo(fifo)
+        (self.directory / "probes.d").write_text("provider myapp {\n    probe done(float seconds);\n};\n")
+        for mode in ("-h", "-G"):
+            with self.subTest(mode):
+                result = self.usdt_dtrace(mode, "-s", "probes.d", "-o", fifo.name, command=True)
+                self.assert_fails(result, 1, "probes.d:2:16: error: argument type 'float'")
+                self.assertTrue(stat.S_ISFIFO(fifo.lstat().st_mode))
 
     def test_a_python_without_jinja2(self):
         # What a python3 on PATH without Jinja2 gives: a clear error, not a traceback.
