@@ -63,7 +63,9 @@ class Release:
         it). Threads whose probes fire together lose the hit of a probe's first count, of a
         span's or histogram's new bucket. 0.17 adds with BPF_ANY, so does 0.24 (bpftrace pull
         request 4074). For such a release, usdt adds the key with sum(0) before it counts with
-        sum(1), which then finds the entry, whichever CPU added it (else: count())."""
+        sum(1), which then finds the entry, whichever CPU added it (else: count()). 0.20 and
+        0.21, untested, add a min() or max() key the same way: an interval's min or max may miss
+        a value counted on two CPUs at once."""
         return (0, 20) <= self.version[:2] < (0, 24)
 
     @property

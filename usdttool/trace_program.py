@@ -221,7 +221,7 @@ class Plan:
     stopper: int                                 # the process whose kill(itself, 0) closes the gate
     # A count adds its key with sum(0) before it counts with sum(1): bpftrace 0.20 to 0.23 lose a
     # count of a key new to the map (bpftrace_releases.Release.loses_a_count_of_a_new_key).
-    adds_count_keys_first: bool = False
+    adds_count_keys_first: bool
 
     @property
     def epochs(self) -> bool:
