@@ -1,8 +1,9 @@
 """What differs between the bpftrace releases `usdt trace` runs, chosen by `bpftrace --version`:
-the oldest it supports, how an attach point's path is quoted, and which of bpftrace's own lines
-say nothing to a user of `usdt trace`. Tested with 0.17 (Debian 12), 0.23 (Debian 13) and 0.27
-(Debian unstable: libbpf, not bcc, reads the arguments); tests/tool's tool.bpftrace_releases
-runs the tool tests with each. Workarounds for 0.17 alone are in bpftrace017.py.
+the oldest it supports, how an attach point's path is quoted, which releases lose a count, and
+which of bpftrace's own lines say nothing to a user of `usdt trace`. Tested with 0.17 (Debian
+12), 0.23 (Debian 13) and 0.27 (Debian unstable: libbpf, not bcc, reads the arguments);
+tests/tool's tool.bpftrace_releases runs the tool tests with each. Workarounds for 0.17 alone
+are in bpftrace017.py.
 """
 
 import re
@@ -54,6 +55,18 @@ class Release:
         reaped it yet (0.27), when earlier releases end with it."""
         return self.version >= (0, 27)
 
+    @property
+    def loses_a_count_of_a_new_key(self) -> bool:
+        """Whether count() (and sum()) can lose a hit when two CPUs count a key the map does not
+        hold yet at the same moment (0.20 to 0.23): each finds no entry and adds it with
+        BPF_NOEXIST, and the second add fails, silently under --no-warnings ("File exists" without
+        it). Threads whose probes fire together lose the hit of a probe's first count, of a
+        span's or histogram's new bucket. 0.17 adds with BPF_ANY, so does 0.24 (bpftrace pull
+        request 4074). For such a release, usdt adds the key with sum(0) before it counts with
+        sum(1), which then finds the entry, whichever CPU added it (else: count()). 0.20 and
+        0.21, untested, add a min() or max() key the same way: an interval's min or max may miss
+        a value counted on two CPUs at once."""
+        return (0, 20) <= self.version[:2] < (0, 24)
 
     @property
     def pid_option_filters_every_probe(self) -> bool:

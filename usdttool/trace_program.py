@@ -219,6 +219,9 @@ class Plan:
     interval: Optional[int]                      # seconds between the maps' printings; None: at the end only
     aggregates: Tuple[int, ...]                  # the aggregates' numbers
     stopper: int                                 # the process whose kill(itself, 0) closes the gate
+    # A count adds its key with sum(0) before it counts with sum(1): bpftrace 0.20 to 0.23 lose a
+    # count of a key new to the map (bpftrace_releases.Release.loses_a_count_of_a_new_key).
+    adds_count_keys_first: bool
 
     @property
     def epochs(self) -> bool:
@@ -280,7 +283,8 @@ def plan(selected, predicate: str, measures: Measures, release: Release, pid: Op
                                          _record(traced) if measures.records else None, starts, dones, histograms))
             number += 1
     aggregates = tuple(span.number for span in measures.spans) + tuple(h.number for h in measures.histograms)
-    return Plan(tuple(probe_plans), measures.interval, aggregates, os.getpid())
+    return Plan(tuple(probe_plans), measures.interval, aggregates, os.getpid(),
+                release.loses_a_count_of_a_new_key)
 
 
 def _key(probe: TracerProbe, span: spans_module.Span) -> str:

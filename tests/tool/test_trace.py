@@ -29,7 +29,7 @@ import usdt_testing
 from test_trace_live import LiveTest
 from test_trace_output import EarlyHitsTest, FastElfReadingTest, SeveralTracersTest, UnreadStringsTest
 from trace_support import (CTRL_C_IN_A_CALLBACK, INTERRUPT_DELAYS, KVSERVER_PROBES, OPTIONS, PROGRAMS, TRACE_TIMEOUT,
-                           UNUSUAL_DIRECTORY, TraceTestCase, bpftrace_path, copy_programs, interrupted,
+                           UNUSUAL_DIRECTORY, TraceTestCase, bpftrace_path, copy_programs, counted, interrupted,
                            parse_arguments, start_loading_late, start_waiting, usdt, usdt_command,
                            without_glibc_probes)
 
@@ -47,7 +47,7 @@ class ScriptTest(TraceTestCase):
         # A string is read once; a hit where it read "" from a pointer that is not NULL is
         # marked for usdt to read it (UnreadStringsTest).
         # Each probe counts its hits, for the account of those lost (test_trace_answers.py).
-        self.assertIn(f'usdt:"{path}":kvcache:fill /@usdt_on/\n{{\n    @usdt_hits[0] = count();\n    $string1 = str(arg1);\n',
+        self.assertIn(f'usdt:"{path}":kvcache:fill /@usdt_on/\n{{\n{counted("@usdt_hits[0]")}    $string1 = str(arg1);\n',
                       result.stdout)
         self.assertIn('    if ((arg1 != 0 && strncmp($string1, "", 1) == 0)) {\n'
                       '        printf("usdt-trace-unread 0 0x%lx 0x%lx '
@@ -57,10 +57,10 @@ class ScriptTest(TraceTestCase):
                       "    } else {\n"
                       '        printf("%llu pid=%d tid=%d kvcache:fill id=%llu key=\\"%s\\" op=%lld\\n",\n'
                       "               nsecs, pid, tid, arg0, $string1, arg2);\n    }\n}", result.stdout)
-        self.assertIn(f'usdt:"{path}":kvcache:get /@usdt_on/\n{{\n    @usdt_hits[1] = count();\n'
+        self.assertIn(f'usdt:"{path}":kvcache:get /@usdt_on/\n{{\n{counted("@usdt_hits[1]")}'
                       '    printf("%llu pid=%d tid=%d kvcache:get id=%llu status=%lld hit=%s entry=0x%lx\\n",\n'
                       '           nsecs, pid, tid, arg0, arg1, arg2 ? "true" : "false", arg3);\n}', result.stdout)
-        self.assertIn(f'usdt:"{path}":kvserver:request__done /@usdt_on/\n{{\n    @usdt_hits[3] = count();\n'
+        self.assertIn(f'usdt:"{path}":kvserver:request__done /@usdt_on/\n{{\n{counted("@usdt_hits[3]")}'
                       '    printf("%llu pid=%d tid=%d kvserver:request__done id=%llu status=%lld latency_ns=%llu\\n",\n'
                       "           nsecs, pid, tid, arg0, arg1, arg2);\n}", result.stdout)
 

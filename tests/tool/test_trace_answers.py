@@ -1,7 +1,7 @@
 """`usdt trace`'s answers beyond the hit lines, on programs/spans.c, whose spans' durations the
 program measures itself: summaries counted in BPF maps (--latency, --span, --count,
---histogram, per --interval), hits as JSON Lines (--json), the timeline file (--timeline),
-and the account of lost hits. The bucket arithmetic, the record and map parsers and the
+--histogram, per --interval; also what threads on every CPU count at the same moment), hits as
+JSON Lines (--json), the timeline file (--timeline), and the account of lost hits. The bucket arithmetic, the record and map parsers and the
 option errors need no root (UnitTest, OptionTest); the rest traces (LiveTest).
 
 What the program fires is written here from its source, not taken from a tracer.
@@ -221,6 +221,32 @@ class LiveTest(TracingTestCase):
         expected = [(-7, -4), (-1, -1), (0, 0), (2, 3), (512, 1023), (1 << 40, (1 << 41) - 1)]
         self.assertEqual([(bucket["low"], bucket["high"]) for bucket in histogram["log2_histogram"]
                           if bucket["count"]], expected)
+
+    def test_keys_every_cpu_counts_at_once(self):
+        # A thread per CPU fires each value at the same moment, each value a bucket no map holds
+        # yet, between the probes of a short step: bpftrace 0.20 to 0.23 counted a new key once
+        # where two CPUs counted it at once (bpftrace_releases.Release.loses_a_count_of_a_new_key),
+        # so two threads ending spans of one length together counted one span, with nothing
+        # unmatched or in flight, and two threads' first hits of a probe one hit.
+        result = usdt("trace", PROGRAMS["spans"], "--latency", "--histogram", "spans:value:v", "--count", "--json",
+                      "--", PROGRAMS["spans"], "--together")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        threads, values = map(int, re.search(r"^together (\d+) (\d+)$", result.stderr, re.M).groups())
+        objects, _ = split_output(result)
+        counts, histogram = (next(summary for summary in objects if summary["type"] == kind)
+                             for kind in ("counts", "histogram"))
+        step = next(summary for summary in objects if summary.get("span") == "spans:step")
+        fired = threads * values
+        probes = ("spans:step__start", "spans:value", "spans:step__done")
+        self.assertEqual({probe: counts["hits"][probe] for probe in probes}, dict.fromkeys(probes, fired))
+        self.assertEqual((step["count"], step["unmatched_done"], step["overlapping_start"], step["in_flight"]),
+                         (fired, 0, 0, 0))
+        self.assertEqual(histogram["count"], fired)
+        # 0 to 7, then each power of two from 8 to 2^62: 8 values in each.
+        expected = [(0, 0, 1), (1, 1, 1), (2, 3, 2), (4, 7, 4)] + [(1 << e, (2 << e) - 1, 8) for e in range(3, 63)]
+        self.assertEqual([(bucket["low"], bucket["high"], bucket["count"]) for bucket in histogram["log2_histogram"]],
+                         [(hits.json_integer(low), hits.json_integer(high), count * threads)
+                          for low, high, count in expected])
 
     def test_text_summaries_per_interval_lose_nothing(self):
         fired = 2_000_000

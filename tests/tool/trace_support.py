@@ -93,6 +93,14 @@ def bpftrace_path(path) -> str:
     return '"' + str(path).replace("\\", backslash).replace('"', '\\"') + '"'
 
 
+def counted(entry: str) -> str:
+    """The lines of a probe's block that count one more in `entry` (`@usdt_hits[0]`) for the
+    bpftrace on PATH: from 0.20 to 0.23, which lose a count of a new key, the key is added first."""
+    if (0, 20) <= bpftrace_version() < (0, 24):
+        return f"    {entry} = sum(0);\n    {entry} = sum(1);\n"
+    return f"    {entry} = count();\n"
+
+
 def without_glibc_probes(message: str) -> str:
     """`message` without glibc's providers (`libc:* rtld:*`), which a glibc built with sys/sdt.h
     has (Debian unstable's, Fedora's, Ubuntu's; not Debian 12's or 13's)."""

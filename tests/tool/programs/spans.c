@@ -9,15 +9,19 @@
  * (id 5: counted once, from its second start), a start never done (id 6). spans:value fires
  * with -5, -1, 0, 3, 1000 and 2^40. With `--flood N`, it only fires spans:flood N times, as
  * fast as it can, and prints N. With `--serve`, it prints "ready", then serves requests one
- * after the other until killed: request__start(id), 1 ms, request__done(id).
+ * after the other until killed: request__start(id), 1 ms, request__done(id). With `--together`,
+ * a thread per CPU (2 to 8), at the same moment as the others, for each v of TOGETHER_VALUES in
+ * turn (the Nth): step__start(N), value(v), step__done(N); then it prints `together THREADS VALUES`.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "spans.h"
 
@@ -65,6 +69,60 @@ static void *steps(void *unused) {
     return NULL;
 }
 
+/* One value in each bucket of a histogram of values from 0 to 2^63 - 1: 0 to 7, then 8 per power
+   of two (usdttool/distribution.py). Each is a key that no map holds yet when every thread
+   counts it at once. */
+#define TOGETHER_VALUES (8 + 60 * 8)
+static int64_t together_value(int index) {
+    if (index < 8) {
+        return index;
+    }
+    int exponent = 3 + (index - 8) / 8, eighth = (index - 8) % 8;
+    return (int64_t)((UINT64_C(1) << exponent) + ((uint64_t)eighth << (exponent - 3)));
+}
+
+static int together_threads;
+static atomic_int together_arrived;
+static atomic_int together_round;
+
+/* Spins (rather than sleeping in a futex, whose wake-ups come one after the other) until every
+   thread has arrived: they leave within moments of each other. */
+static void wait_for_the_others(void) {
+    int round = atomic_load(&together_round);
+    if (atomic_fetch_add(&together_arrived, 1) == together_threads - 1) {
+        atomic_store(&together_arrived, 0);
+        atomic_fetch_add(&together_round, 1);
+    } else {
+        while (atomic_load(&together_round) == round) {
+        }
+    }
+}
+
+static void *fire_together(void *unused) {
+    (void)unused;
+    for (int index = 0; index < TOGETHER_VALUES; ++index) {
+        wait_for_the_others();
+        SPANS_STEP_START(index);
+        SPANS_VALUE(together_value(index));
+        SPANS_STEP_DONE(index);
+    }
+    return NULL;
+}
+
+static int together(void) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    together_threads = cpus < 2 ? 2 : cpus > 8 ? 8 : (int)cpus;
+    pthread_t threads[8];
+    for (int thread = 0; thread < together_threads; ++thread) {
+        pthread_create(&threads[thread], NULL, fire_together, NULL);
+    }
+    for (int thread = 0; thread < together_threads; ++thread) {
+        pthread_join(threads[thread], NULL);
+    }
+    printf("together %d %d\n", together_threads, TOGETHER_VALUES);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     char get[] = "GET";
     if (argc == 3 && strcmp(argv[1], "--flood") == 0) {
@@ -74,6 +132,9 @@ int main(int argc, char **argv) {
         }
         printf("%llu\n", (unsigned long long)count);
         return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--together") == 0) {
+        return together();
     }
     if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
         puts("ready");
