@@ -1,14 +1,16 @@
-"""What provider.h.j2 prints for a probe and its arguments: the C macros' site arguments and
-the C++ API's pieces. Each function is a Jinja filter of that template (`{{ probe | macro_operands }}`).
+"""What provider.h.j2 prints for a probe and its arguments: its argument specs on each target
+(targets.py's table), the C macros' site arguments and the C++ API's pieces. Each function is a
+Jinja filter of that template (`{{ probe | macro_operands }}`).
 
 Argument lists the header prints on one line are joined here: a template loop per list and
 probe costs far more than a join, and the header has several lists per probe.
 """
 
 import re
-from typing import List
+from typing import List, Tuple
 
-from .model import Argument, Probe
+from . import targets
+from .model import Argument, Probe, ProviderFile
 from .types import Kind
 
 # Not `*`: a declared type the note records, `char *`, is spelled `char \052`, out of the reach
@@ -43,21 +45,6 @@ def c_type(argument: Argument) -> str:
     return re.sub(r"^((?:const |volatile )+)(\w+) \*$", r"\2 \1*", argument.type.c_type)
 
 
-def spec(argument: Argument) -> str:
-    """`[-]SIZE@OPERAND` as C string-literal tokens.
-
-    The runtime header's _USDT_SPEC_OPERAND and _USDT_SPEC_NARROW_OPERAND (under 8 bytes) print
-    the operand in the form tracers parse on the target: the register of operand N, or the
-    argument's slot, 8 bytes each, in the argument block of 32-bit targets. A pointer-sized
-    argument takes its size from _USDT_WORD_SIZE, 4 or 8.
-    """
-    argument_type = argument.type
-    sign = "-" if argument_type.signed else ""
-    size = f'"{sign}" _USDT_WORD_SIZE "@"' if argument_type.pointer_sized else f'"{sign}{argument_type.size}@"'
-    operand = "_USDT_SPEC_NARROW_OPERAND" if argument_type.size < 8 else "_USDT_SPEC_OPERAND"
-    return f'{size} {operand}("{argument.index}", "{8 * argument.index}")'
-
-
 def slot_member(argument: Argument) -> str:
     """The member of the runtime header's union _usdt_slot that holds the argument."""
     argument_type = argument.type
@@ -70,10 +57,26 @@ def slot_member(argument: Argument) -> str:
     return f"{'i' if argument_type.signed else 'u'}{8 * argument_type.size}"
 
 
-def argument_spec(probe: Probe) -> str:
-    """All argument specs, space separated, as adjacent C string literals."""
-    # Separated by a space in the literal that starts the next: `... " -8@" ...`.
-    return ' " " '.join(spec(argument) for argument in probe.arguments).replace('" " "', '" ') or '""'
+def spec_macro_name(probe: Probe) -> str:
+    """The macro holding the probe's argument specs, finished for the target being compiled for
+    (spec_chain). Unique in a file as the probe's semaphore name is (checks)."""
+    return f"_USDT_SPEC_{probe.provider}_{probe.name}"
+
+
+def spec_chain(model: ProviderFile) -> List[Tuple[str, List[str]]]:
+    """The header's one #if chain of argument specs, a branch per row of targets.TARGETS: its
+    directive (`#elif defined(__i386__) /* i386 */`), then a definition per probe,
+    `#define _USDT_SPEC_p_x "-4@8({|%%}%k0)"`: the note's argument string as the site's asm
+    template spells it there."""
+    branches = []
+    for number, target in enumerate(targets.TARGETS):
+        if target.condition is None:
+            directive = "#else"
+        else:
+            directive = f"#{'elif' if number else 'if'} {target.condition}"
+        branches.append((f"{directive} /* {target.name} */",
+                         [f'#define {spec_macro_name(probe)} "{target.probe_spec(probe)}"' for probe in model.probes]))
+    return branches
 
 
 def enabled_expression(probe: Probe) -> str:
@@ -198,6 +201,6 @@ def cxx_operands(probe: Probe) -> str:
 
 
 FILTERS = {function.__name__: function for function in (
-    argument_spec, enabled_expression, site_macro_name, site_semaphore, site_description, macro_parameters,
+    spec_macro_name, spec_chain, enabled_expression, site_macro_name, site_semaphore, site_description, macro_parameters,
     macro_checks, macro_declarations, macro_operands, cxx_parameters, cxx_string_buffer, cxx_string_arguments,
     cxx_string_text, cxx_text_local, cxx_operands)}

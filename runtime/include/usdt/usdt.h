@@ -100,13 +100,16 @@
 #define USDT_HAVE_PROBES 0
 #endif
 
-/* x86 asm templates in both assembler dialects: the is-enabled check here, the site's argument
-   specs and nop in usdt/usdt_site.h. */
+/* x86 asm templates in both assembler dialects: the is-enabled check here, the site's nop in
+   usdt/usdt_site.h, and the argument specs of generated headers, which spell the alternative in
+   their strings and test _USDT_ATT_ONLY. */
 #if defined(__x86_64__) || defined(__i386__)
 /* `{AT&T|Intel}`: an asm template in both assembler dialects, so that code built with
    -masm=intel assembles. Clang before 14 reads inline asm as AT&T whatever -masm says (LLVM's
-   D113707 changed that), yet takes the Intel half of an alternative: it gets AT&T only. */
+   D113707 changed that), yet takes the Intel half of an alternative: it gets AT&T only
+   (_USDT_ATT_ONLY). */
 #if defined(__clang__) && __clang_major__ < 14
+#define _USDT_ATT_ONLY 1
 #define _USDT_DIALECTS(att, intel) att
 #else
 #define _USDT_DIALECTS(att, intel) "{" att "|" intel "}"
