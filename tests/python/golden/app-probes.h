@@ -30,7 +30,7 @@
 /* usdt/usdt.h and usdt/usdt_site.h, embedded here: left out of the golden file */
 
 /* Another generated header, of another usdt version, came first in this translation unit. */
-#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 11
+#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 12
 #error "app-probes.h was generated for another version of usdt/usdt.h: regenerate it from app-probes.d"
 #elif defined(__cplusplus)
 /* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h 0.1.0, embedded: C++ only. */
