@@ -123,28 +123,32 @@ def _address_local(argument: Argument) -> str:
     return f"_usdt_address_{argument.index}"
 
 
-def _operands(probe: Probe, value, address) -> str:
-    """The site's operands: each argument's _USDT_VALUE (`value(argument)`), then the memory each
-    string or pointer argument points to (`address(argument)`, an expression without side
-    effects)."""
-    return " ".join([value(argument) for argument in probe.arguments]
-                    + [f"_USDT_POINTED_TO({address(argument)})" for argument in probe.arguments if _points(argument)])
+def _address_declarations(probe: Probe, value) -> List[str]:
+    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, <value(argument)>)`: each string or pointer
+    argument, converted and held in a local, as its site names it twice. The macros and the C++
+    API reach the site the same way from there."""
+    return [f"_USDT_ADDRESS_ARG({_address_local(argument)}, {c_type(argument)}, {value(argument)})"
+            for argument in probe.arguments if _points(argument)]
+
+
+def _operands(probe: Probe, value) -> str:
+    """The site's operands: each argument's _USDT_VALUE (`value(argument)` for an integer or bool;
+    its local for a string or pointer), then the memory each string or pointer points to."""
+    return " ".join([f"_USDT_VALUE(address, {_address_local(argument)})" if _points(argument) else value(argument)
+                     for argument in probe.arguments]
+                    + [f"_USDT_POINTED_TO({_address_local(argument)})" for argument in probe.arguments
+                       if _points(argument)])
 
 
 def macro_declarations(probe: Probe) -> List[str]:
-    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, arg1)`: each string or pointer argument
-    of a macro, held in a local, as its site names it twice."""
-    return [f"_USDT_ADDRESS_ARG({_address_local(argument)}, {c_type(argument)}, {argument.macro_parameter})"
-            for argument in probe.arguments if _points(argument)]
+    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, arg1)`"""
+    return _address_declarations(probe, lambda argument: argument.macro_parameter)
 
 
 def macro_operands(probe: Probe) -> str:
     """`_USDT_ARG(u64, uint64_t, arg0) _USDT_VALUE(address, _usdt_address_1) _USDT_POINTED_TO(_usdt_address_1)`"""
-    return _operands(
-        probe,
-        lambda argument: f"_USDT_VALUE(address, {_address_local(argument)})" if _points(argument)
-        else f"_USDT_ARG({slot_member(argument)}, {c_type(argument)}, {argument.macro_parameter})",
-        _address_local)
+    return _operands(probe, lambda argument: f"_USDT_ARG({slot_member(argument)}, {c_type(argument)}, "
+                                             f"{argument.macro_parameter})")
 
 
 def macro_checks(probe: Probe) -> str:
@@ -181,26 +185,26 @@ def cxx_string_arguments(probe: Probe) -> List[Argument]:
 
 def cxx_string_text(probe: Probe, argument: Argument) -> str:
     """`path.costly() ? path.prepared(_usdt_buffer_1, <enabled>) : path.text()`: the C string a
-    string argument records, which the probe function holds in a local (cxx_text_local), as its
-    site names it twice. A costly string is prepared only while the probe is enabled, by the one
-    is-enabled check the _ENABLED() macro has too (enabled_expression)."""
+    string argument records. A costly string is prepared only while the probe is enabled, by the
+    one is-enabled check the _ENABLED() macro has too (enabled_expression)."""
     return (f"{argument.name}.costly() ? {argument.name}.prepared({cxx_string_buffer(argument)}, "
             f"{enabled_expression(probe)}) : {argument.name}.text()")
 
 
-def cxx_text_local(argument: Argument) -> str:
-    return f"_usdt_text_{argument.index}"
+def cxx_declarations(probe: Probe) -> List[str]:
+    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, path.costly() ? ... : path.text())`: the C++
+    API's string and pointer arguments, in the locals a macro's are in (macro_declarations)."""
+    return _address_declarations(probe, lambda argument: cxx_string_text(probe, argument)
+                                 if argument.type.kind == Kind.STRING else f"{argument.name}.value")
 
 
 def cxx_operands(probe: Probe) -> str:
-    """`_USDT_VALUE(u64, id.value) _USDT_VALUE(address, _usdt_text_1) _USDT_POINTED_TO(_usdt_text_1)`:
+    """`_USDT_VALUE(u64, id.value) _USDT_VALUE(address, _usdt_address_1) _USDT_POINTED_TO(_usdt_address_1)`:
     the site's operands in the C++ API, whose values are of the declared types already."""
-    def value(argument: Argument) -> str:
-        return cxx_text_local(argument) if argument.type.kind == Kind.STRING else f"{argument.name}.value"
-    return _operands(probe, lambda argument: f"_USDT_VALUE({slot_member(argument)}, {value(argument)})", value)
+    return _operands(probe, lambda argument: f"_USDT_VALUE({slot_member(argument)}, {argument.name}.value)")
 
 
 FILTERS = {function.__name__: function for function in (
     spec_macro_name, spec_chain, enabled_expression, site_macro_name, site_semaphore, site_description, macro_parameters,
     macro_checks, macro_declarations, macro_operands, cxx_parameters, cxx_string_buffer, cxx_string_arguments,
-    cxx_string_text, cxx_text_local, cxx_operands)}
+    cxx_string_text, cxx_declarations, cxx_operands)}

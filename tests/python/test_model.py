@@ -134,9 +134,14 @@ class SiteDescriptionTest(unittest.TestCase):
         self.assertEqual(header_view.macro_operands(strings_and_pointers),
                          "_USDT_VALUE(address, _usdt_address_0) _USDT_VALUE(address, _usdt_address_1) "
                          "_USDT_ARG(i32, int, arg2) _USDT_POINTED_TO(_usdt_address_0) _USDT_POINTED_TO(_usdt_address_1)")
+        # The C++ API reaches the site as the macros do, from the same locals.
+        self.assertEqual(header_view.cxx_declarations(strings_and_pointers),
+                         ["_USDT_ADDRESS_ARG(_usdt_address_0, char const *, s.costly() ? "
+                          "s.prepared(_usdt_buffer_0, _USDT_SEMAPHORE_ACTIVE(p_x_semaphore)) : s.text())",
+                          "_USDT_ADDRESS_ARG(_usdt_address_1, void const volatile *, r.value)"])
         self.assertEqual(header_view.cxx_operands(strings_and_pointers),
-                         "_USDT_VALUE(address, _usdt_text_0) _USDT_VALUE(address, r.value) _USDT_VALUE(i32, a.value) "
-                         "_USDT_POINTED_TO(_usdt_text_0) _USDT_POINTED_TO(r.value)")
+                         "_USDT_VALUE(address, _usdt_address_0) _USDT_VALUE(address, _usdt_address_1) "
+                         "_USDT_VALUE(i32, a.value) _USDT_POINTED_TO(_usdt_address_0) _USDT_POINTED_TO(_usdt_address_1)")
 
 
 class CheckTest(unittest.TestCase):
