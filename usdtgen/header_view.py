@@ -1,14 +1,16 @@
-"""What provider.h.j2 prints for a probe and its arguments: the C macros' site arguments and
-the C++ API's pieces. Each function is a Jinja filter of that template (`{{ probe | macro_operands }}`).
+"""What provider.h.j2 prints for a probe and its arguments: its argument specs on each target
+(targets.py's table), the C macros' site arguments and the C++ API's pieces. Each function is a
+Jinja filter of that template (`{{ probe | macro_operands }}`).
 
 Argument lists the header prints on one line are joined here: a template loop per list and
 probe costs far more than a join, and the header has several lists per probe.
 """
 
 import re
-from typing import List
+from typing import List, Tuple
 
-from .model import Argument, Probe
+from . import targets
+from .model import Argument, Probe, ProviderFile
 from .types import Kind
 
 # Not `*`: a declared type the note records, `char *`, is spelled `char \052`, out of the reach
@@ -43,21 +45,6 @@ def c_type(argument: Argument) -> str:
     return re.sub(r"^((?:const |volatile )+)(\w+) \*$", r"\2 \1*", argument.type.c_type)
 
 
-def spec(argument: Argument) -> str:
-    """`[-]SIZE@OPERAND` as C string-literal tokens.
-
-    The runtime header's _USDT_SPEC_OPERAND and _USDT_SPEC_NARROW_OPERAND (under 8 bytes) print
-    the operand in the form tracers parse on the target: the register of operand N, or the
-    argument's slot, 8 bytes each, in the argument block of 32-bit targets. A pointer-sized
-    argument takes its size from _USDT_WORD_SIZE, 4 or 8.
-    """
-    argument_type = argument.type
-    sign = "-" if argument_type.signed else ""
-    size = f'"{sign}" _USDT_WORD_SIZE "@"' if argument_type.pointer_sized else f'"{sign}{argument_type.size}@"'
-    operand = "_USDT_SPEC_NARROW_OPERAND" if argument_type.size < 8 else "_USDT_SPEC_OPERAND"
-    return f'{size} {operand}("{argument.index}", "{8 * argument.index}")'
-
-
 def slot_member(argument: Argument) -> str:
     """The member of the runtime header's union _usdt_slot that holds the argument."""
     argument_type = argument.type
@@ -70,10 +57,26 @@ def slot_member(argument: Argument) -> str:
     return f"{'i' if argument_type.signed else 'u'}{8 * argument_type.size}"
 
 
-def argument_spec(probe: Probe) -> str:
-    """All argument specs, space separated, as adjacent C string literals."""
-    # Separated by a space in the literal that starts the next: `... " -8@" ...`.
-    return ' " " '.join(spec(argument) for argument in probe.arguments).replace('" " "', '" ') or '""'
+def spec_macro_name(probe: Probe) -> str:
+    """The macro holding the probe's argument specs, finished for the target being compiled for
+    (spec_chain). Unique in a file as the probe's semaphore name is (checks)."""
+    return f"_USDT_SPEC_{probe.provider}_{probe.name}"
+
+
+def spec_chain(model: ProviderFile) -> List[Tuple[str, List[str]]]:
+    """The header's one #if chain of argument specs, a branch per row of targets.TARGETS: its
+    directive (`#elif defined(__i386__) /* i386 */`), then a definition per probe,
+    `#define _USDT_SPEC_p_x "-4@8({|%%}%k0)"`: the note's argument string as the site's asm
+    template spells it there."""
+    branches = []
+    for number, target in enumerate(targets.TARGETS):
+        if target.condition is None:
+            directive = "#else"
+        else:
+            directive = f"#{'elif' if number else 'if'} {target.condition}"
+        branches.append((f"{directive} /* {target.name} */",
+                         [f'#define {spec_macro_name(probe)} "{target.probe_spec(probe)}"' for probe in model.probes]))
+    return branches
 
 
 def enabled_expression(probe: Probe) -> str:
@@ -120,28 +123,32 @@ def _address_local(argument: Argument) -> str:
     return f"_usdt_address_{argument.index}"
 
 
-def _operands(probe: Probe, value, address) -> str:
-    """The site's operands: each argument's _USDT_VALUE (`value(argument)`), then the memory each
-    string or pointer argument points to (`address(argument)`, an expression without side
-    effects)."""
-    return " ".join([value(argument) for argument in probe.arguments]
-                    + [f"_USDT_POINTED_TO({address(argument)})" for argument in probe.arguments if _points(argument)])
+def _address_declarations(probe: Probe, value) -> List[str]:
+    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, <value(argument)>)`: each string or pointer
+    argument, converted and held in a local, as its site names it twice. The macros and the C++
+    API reach the site the same way from there."""
+    return [f"_USDT_ADDRESS_ARG({_address_local(argument)}, {c_type(argument)}, {value(argument)})"
+            for argument in probe.arguments if _points(argument)]
+
+
+def _operands(probe: Probe, value) -> str:
+    """The site's operands: each argument's _USDT_VALUE (`value(argument)` for an integer or bool;
+    its local for a string or pointer), then the memory each string or pointer points to."""
+    return " ".join([f"_USDT_VALUE(address, {_address_local(argument)})" if _points(argument) else value(argument)
+                     for argument in probe.arguments]
+                    + [f"_USDT_POINTED_TO({_address_local(argument)})" for argument in probe.arguments
+                       if _points(argument)])
 
 
 def macro_declarations(probe: Probe) -> List[str]:
-    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, arg1)`: each string or pointer argument
-    of a macro, held in a local, as its site names it twice."""
-    return [f"_USDT_ADDRESS_ARG({_address_local(argument)}, {c_type(argument)}, {argument.macro_parameter})"
-            for argument in probe.arguments if _points(argument)]
+    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, arg1)`"""
+    return _address_declarations(probe, lambda argument: argument.macro_parameter)
 
 
 def macro_operands(probe: Probe) -> str:
     """`_USDT_ARG(u64, uint64_t, arg0) _USDT_VALUE(address, _usdt_address_1) _USDT_POINTED_TO(_usdt_address_1)`"""
-    return _operands(
-        probe,
-        lambda argument: f"_USDT_VALUE(address, {_address_local(argument)})" if _points(argument)
-        else f"_USDT_ARG({slot_member(argument)}, {c_type(argument)}, {argument.macro_parameter})",
-        _address_local)
+    return _operands(probe, lambda argument: f"_USDT_ARG({slot_member(argument)}, {c_type(argument)}, "
+                                             f"{argument.macro_parameter})")
 
 
 def macro_checks(probe: Probe) -> str:
@@ -178,26 +185,26 @@ def cxx_string_arguments(probe: Probe) -> List[Argument]:
 
 def cxx_string_text(probe: Probe, argument: Argument) -> str:
     """`path.costly() ? path.prepared(_usdt_buffer_1, <enabled>) : path.text()`: the C string a
-    string argument records, which the probe function holds in a local (cxx_text_local), as its
-    site names it twice. A costly string is prepared only while the probe is enabled, by the one
-    is-enabled check the _ENABLED() macro has too (enabled_expression)."""
+    string argument records. A costly string is prepared only while the probe is enabled, by the
+    one is-enabled check the _ENABLED() macro has too (enabled_expression)."""
     return (f"{argument.name}.costly() ? {argument.name}.prepared({cxx_string_buffer(argument)}, "
             f"{enabled_expression(probe)}) : {argument.name}.text()")
 
 
-def cxx_text_local(argument: Argument) -> str:
-    return f"_usdt_text_{argument.index}"
+def cxx_declarations(probe: Probe) -> List[str]:
+    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, path.costly() ? ... : path.text())`: the C++
+    API's string and pointer arguments, in the locals a macro's are in (macro_declarations)."""
+    return _address_declarations(probe, lambda argument: cxx_string_text(probe, argument)
+                                 if argument.type.kind == Kind.STRING else f"{argument.name}.value")
 
 
 def cxx_operands(probe: Probe) -> str:
-    """`_USDT_VALUE(u64, id.value) _USDT_VALUE(address, _usdt_text_1) _USDT_POINTED_TO(_usdt_text_1)`:
+    """`_USDT_VALUE(u64, id.value) _USDT_VALUE(address, _usdt_address_1) _USDT_POINTED_TO(_usdt_address_1)`:
     the site's operands in the C++ API, whose values are of the declared types already."""
-    def value(argument: Argument) -> str:
-        return cxx_text_local(argument) if argument.type.kind == Kind.STRING else f"{argument.name}.value"
-    return _operands(probe, lambda argument: f"_USDT_VALUE({slot_member(argument)}, {value(argument)})", value)
+    return _operands(probe, lambda argument: f"_USDT_VALUE({slot_member(argument)}, {argument.name}.value)")
 
 
 FILTERS = {function.__name__: function for function in (
-    argument_spec, enabled_expression, site_macro_name, site_semaphore, site_description, macro_parameters,
+    spec_macro_name, spec_chain, enabled_expression, site_macro_name, site_semaphore, site_description, macro_parameters,
     macro_checks, macro_declarations, macro_operands, cxx_parameters, cxx_string_buffer, cxx_string_arguments,
-    cxx_string_text, cxx_text_local, cxx_operands)}
+    cxx_string_text, cxx_declarations, cxx_operands)}

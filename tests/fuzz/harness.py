@@ -17,6 +17,7 @@ import resource
 import subprocess
 import traceback
 import types
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
@@ -28,7 +29,7 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Printable ASCII and newlines: what generated text may contain, given an ASCII file name.
 GENERATED_TEXT = re.compile(r"[\x20-\x7e\n]*")
 # A probe site in the header, one per probe (in its _USDT_SITE_ macro, which the C macro and the
-# C++ function expand): `_USDT_SITE("provider", "name", "semaphore", "m"(semaphore), "spec"..., \`.
+# C++ function expand): `_USDT_SITE("p", "name", "semaphore", "m"(semaphore), _USDT_SPEC_p_name, \`.
 SITE_LINE = re.compile(r'^\s*_USDT_SITE\(("[^"]*", .*)$', re.MULTILINE)
 # Its last line: the `.note.usdt` strings, one C string literal that is the operands of an
 # `.asciz`, `"\"fuzz.d\", \"name\", \"declared type\", \"kind\"...")`.
@@ -38,8 +39,14 @@ DESCRIPTION_LINE = re.compile(r'^\s*("\\"(?:[^"\\\n]|\\.)*")\)$', re.MULTILINE)
 _DESCRIPTION_STRING = r'\\"(?:[A-Za-z0-9_ .*:/+-]|\\\\[0-7]{3})*\\"'
 DESCRIPTION = re.compile(rf'"{_DESCRIPTION_STRING}(?:, {_DESCRIPTION_STRING})*"')
 STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
-# What the provider and probe names and the argument specs in a site's strings may be made of.
-SITE_STRING = re.compile(r"[A-Za-z0-9_ @%-]*")
+# What the provider, probe and semaphore names in a site's strings may be made of.
+SITE_STRING = re.compile(r"[A-Za-z0-9_]*")
+# Each probe's argument specs, defined once per target the header's #if chain tells apart:
+# `#define _USDT_SPEC_p_x "-4@{|%%}%k0 8@{|%%}%1"`, `"-4@[%0, #0]"`, `"-4@0(%0)"`.
+SPEC_DEFINITION = re.compile(r'^#define (_USDT_SPEC_\w+) "([^"\n]*)"$', re.MULTILINE)
+SPEC_NAME = re.compile(r"\b_USDT_SPEC_\w+")
+_SPEC_OPERAND = r"(?:(?:\{\|%%\})?%k?\d+|\d+\((?:\{\|%%\})?%k?0\)|\[%0, #\d+\])"
+SPEC_STRING = re.compile(rf"(?:-?[1248]@{_SPEC_OPERAND}(?: -?[1248]@{_SPEC_OPERAND})*)?")
 ARGUMENT_C_TYPES = re.compile(r"(?:(?:unsigned |signed )?(?:char|short|int|long|long long)|"
                               r"u?int(?:8|16|32|64|ptr|max)_t|s?size_t|ptrdiff_t|[pug]id_t|mode_t|off_t|"
                               r"time_t|bool|const char \*|const volatile void \*)")
@@ -232,7 +239,17 @@ def injection_problem(outcome: Outcome) -> Optional[str]:
     for site in sites:
         for literal in STRING_LITERAL.findall(site):
             if not SITE_STRING.fullmatch(literal):
-                return f"probe site string {literal!r} holds more than names and argument specs"
+                return f"probe site string {literal!r} holds more than names"
+    definitions = SPEC_DEFINITION.findall(outcome.texts["header"])
+    used = [name for site in sites for name in SPEC_NAME.findall(site)]
+    defined = Counter(name for name, _ in definitions)
+    counts = {name: defined[name] for name in used}
+    per_site = set(counts.values())
+    if len(used) != len(sites) or len(per_site) != 1 or 0 in per_site or sum(counts.values()) != len(definitions):
+        return f"argument spec definitions {counts} for {len(sites)} sites: not each site's, once per target"
+    for _, spec in definitions:
+        if not SPEC_STRING.fullmatch(spec):
+            return f"argument specs {spec!r} hold more than sizes and operands"
     descriptions = DESCRIPTION_LINE.findall(outcome.texts["header"])
     if len(descriptions) != len(sites):
         return f"{len(descriptions)} site descriptions in the header for {len(sites)} sites"

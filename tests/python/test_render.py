@@ -51,7 +51,7 @@ class HeaderTest(unittest.TestCase):
         self.assertNotIn("#include <usdt/", self.header)
         # The C++ part only where the version matches, and only for C++.
         self.assertIn(
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 11\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 12\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
             "#elif defined(__cplusplus)\n"

@@ -19,8 +19,9 @@
  *    in register edi. SIZE and sign come from the type declared in the .d file. Every
  *    argument is in a register on 64-bit targets, and in an argument block whose address is
  *    in a register on 32-bit ones (`-8@16(%eax)`), in the forms each target's tracers parse
- *    (see _USDT_SPEC_OPERAND): memory operands such as `sym(%rip)`, index forms and immediates
- *    (`$5`) are each misread or skipped by at least one common tracer.
+ *    (see _USDT_BLOCK_CONSTRAINT): memory operands such as `sym(%rip)`, index forms and
+ *    immediates (`$5`) are each misread or skipped by at least one common tracer. The
+ *    generated header finishes each probe's specs for every target (its _USDT_SPEC_ macros).
  *  - A second note per site, in `.note.usdt`: owner "usdt", type 4, and NUL-terminated
  *    strings: provider, probe name, the .d file's name, then for each argument its name and
  *    type as declared in the .d file and its kind (integer, bool, string or pointer). Tracers
@@ -47,9 +48,9 @@
  * The runtime is four files, each included by the next and all embedded in generated headers,
  * in this order: this one (the version, the targets, semaphores, `.stapsdt.base` and the
  * is-enabled check); usdt/usdt_site.h, the probe site as C and C++ code share it (how a
- * macro's arguments are converted in C and reach the site, their specs, the nop and its
- * notes); for C++ only, usdt/usdt_cxx.h (the macros' argument checks and conversions in C++)
- * and usdt/usdt_cxx_api.h (the typed C++ API's argument types). A generated header carries
+ * macro's arguments are converted in C and reach the site, the nop and its notes); for C++
+ * only, usdt/usdt_cxx.h (the macros' argument checks and conversions in C++) and
+ * usdt/usdt_cxx_api.h (the typed C++ API's argument types). A generated header carries
  * the last two only for C++ (`#elif defined(__cplusplus)`). Code that writes a site itself
  * includes usdt/usdt_site.h; code that only tests USDT_HAVE_PROBES or the version, this file.
  *
@@ -83,8 +84,9 @@
     8  the C++ API's shared argument types (usdt::integer_argument<T, N> and siblings)
     9  sites never read string arguments: memory inputs instead of a memory clobber
    10  split into usdt.h and usdt_cxx.h (C++ only); internals _USDT_; one is-enabled check
-   11  _USDT_SITE's description is one finished string literal, not a list for it to stringize */
-#define USDT_ABI_VERSION 11
+   11  _USDT_SITE's description is one finished string literal, not a list for it to stringize
+   12  _USDT_SITE's spec is finished by the generated header, one string literal per target */
+#define USDT_ABI_VERSION 12
 
 /* The targets probes are emitted for: those whose tracers read the notes (the reference's
    per-target table says which read what). Linux's ILP32 variants of 64-bit targets (x32,
@@ -100,13 +102,16 @@
 #define USDT_HAVE_PROBES 0
 #endif
 
-/* x86 asm templates in both assembler dialects: the is-enabled check here, the site's argument
-   specs and nop in usdt/usdt_site.h. */
+/* x86 asm templates in both assembler dialects: the is-enabled check here, the site's nop in
+   usdt/usdt_site.h, and the argument specs of generated headers, which spell the alternative in
+   their strings and test _USDT_ATT_ONLY. */
 #if defined(__x86_64__) || defined(__i386__)
 /* `{AT&T|Intel}`: an asm template in both assembler dialects, so that code built with
    -masm=intel assembles. Clang before 14 reads inline asm as AT&T whatever -masm says (LLVM's
-   D113707 changed that), yet takes the Intel half of an alternative: it gets AT&T only. */
+   D113707 changed that), yet takes the Intel half of an alternative: it gets AT&T only
+   (_USDT_ATT_ONLY). */
 #if defined(__clang__) && __clang_major__ < 14
+#define _USDT_ATT_ONLY 1
 #define _USDT_DIALECTS(att, intel) att
 #else
 #define _USDT_DIALECTS(att, intel) "{" att "|" intel "}"

@@ -213,8 +213,9 @@ _usdt_argument(const From &) noexcept {
                   "usdt: argument " #index " of this probe is a pointer: it takes an object pointer, an array or " \
                   "nullptr; not an integer");
 
-/* A string or pointer argument of a probe macro, converted and held in a local first, as its
-   site names it twice: as a value and in _USDT_POINTED_TO(). */
+/* A string or pointer argument of a probe macro, or of a C++ API function (whose value is of the
+   declared type already), converted and held in a local first, as its site names it twice: as a
+   value and in _USDT_POINTED_TO(). */
 #define _USDT_ADDRESS_ARG(name, type, value) type const name = _USDT_CONVERTED(address, type, value);
 
 #endif /* USDT_USDT_CXX_H */

@@ -1,8 +1,8 @@
 /*
  * usdt/usdt_site.h: the probe site, as C and C++ code share it: how a probe macro's arguments
  * are checked and converted in C, how they reach the site (registers, or an argument block on
- * 32-bit targets) and how its argument specs name them, and the site itself, the nop and its
- * notes. It builds on usdt/usdt.h, whose comment says what a site is and what the names and
+ * 32-bit targets), and the site itself, the nop and its notes, whose argument specs the
+ * generated header finishes. It builds on usdt/usdt.h, whose comment says what a site is and what the names and
  * spelling rules of the runtime are; a generated header carries it right after that file.
  */
 #ifndef USDT_USDT_SITE_H
@@ -65,63 +65,50 @@
 #define _USDT_ADDRESS_ARG(name, type, value) type const name = (value);
 #endif
 
-/* How a probe passes its arguments, and how an argument spec names them: _USDT_SPEC_OPERAND(
-   number, offset) is the operand of argument `number` (its register, or its place in the
-   argument block at byte `offset`) in the form tracers parse, _USDT_SPEC_NARROW_OPERAND the same
-   for an argument under 8 bytes. SIZE in the spec says how many bytes tracers read.
-    - 64-bit targets pass each argument in a register ("r"). On x86-64, an argument under 8
-      bytes is named by the register's 32-bit name (`%r8d`: gdb cannot parse `%r8b`..`%r15b`);
-      elsewhere by the whole register (`x8`: libbpf and perf read no `w8`).
+/* How a probe passes its arguments to its site. Where each one is, as a spec in the note names
+   it, is the generated header's to say: it finishes each probe's specs, one string literal per
+   target, in one #if chain of its _USDT_SPEC_ macros (the table of targets is the generator's,
+   usdtgen/targets.py), so a site takes them as they are. SIZE in a spec says how many bytes
+   tracers read.
+    - 64-bit targets pass each argument in a register ("r"), which a spec names as the compiler
+      prints the operand: on x86-64, an argument under 8 bytes by the register's 32-bit name
+      (`%r8d`: gdb cannot parse `%r8b`..`%r15b`); elsewhere by the whole register (`x8`: libbpf
+      and perf read no `w8`).
     - 32-bit targets (i386, ARM) pass an argument block: an array of 8-byte slots
       (union _usdt_slot), each holding one argument at its start, whose address is the one
-      register operand, so that a spec reads `-4@16(%eax)` or `-4@[r0, #16]`. An 8-byte value
-      does not fit one register, and no tracer reads a register pair (sys/sdt.h records the
-      first half only); i386 has too few registers for 12 arguments; and memory operands of
-      their own would each take a register to address at -O0. On ARM the block's register is
-      r0: gdb parses ARM registers only as `r0`..`r12`, where compilers print `ip` and `lr`,
-      and reads `fp` as its own frame-base register. s390x without optimization passes a
-      block too (in an address register, as its addressing needs): GCC then keeps too few
-      registers free for 12 arguments.
-   On x86, a dialect alternative (_USDT_DIALECTS) puts nothing before a register in AT&T
-   syntax, where registers print as `%eax`, and a literal `%` under -masm=intel, where they
-   print as `eax`, so that the note reads `-4@%eax` in both. */
-/* _USDT_DIALECTS: usdt/usdt.h. */
-#if defined(__x86_64__)
-#define _USDT_SPEC_OPERAND(number, offset) _USDT_DIALECTS("", "%%") "%" number
-#define _USDT_SPEC_NARROW_OPERAND(number, offset) _USDT_DIALECTS("", "%%") "%k" number
-#elif defined(__i386__)
+      register operand (_USDT_BLOCK_CONSTRAINT, in _USDT_BLOCK_VARIABLE), so that a spec reads
+      `-4@16(%eax)` or `-4@[r0, #16]`. An 8-byte value does not fit one register, and no tracer
+      reads a register pair (sys/sdt.h records the first half only); i386 has too few registers
+      for 12 arguments; and memory operands of their own would each take a register to address
+      at -O0. On ARM the block's register is r0: gdb parses ARM registers only as `r0`..`r12`,
+      where compilers print `ip` and `lr`, and reads `fp` as its own frame-base register.
+      s390x without optimization passes a block too (in an address register, as its addressing
+      needs): GCC then keeps too few registers free for 12 arguments.
+   On x86, a spec puts a dialect alternative before a register, `{|%%}`: nothing in AT&T syntax,
+   where registers print as `%eax`, and a literal `%` under -masm=intel, where they print as
+   `eax`, so that the note reads `-4@%eax` in both (not for the compilers of _USDT_ATT_ONLY). */
+#if defined(__i386__)
 #define _USDT_BLOCK_CONSTRAINT "r"
 #define _USDT_BLOCK_VARIABLE const union _usdt_slot *_usdt_block_address
-#define _USDT_SPEC_OPERAND(number, offset) offset "(" _USDT_DIALECTS("", "%%") "%k0)"
 #elif defined(__arm__)
 #define _USDT_BLOCK_CONSTRAINT "r"
 #define _USDT_BLOCK_VARIABLE register const union _usdt_slot *_usdt_block_address __asm__("r0")
-#define _USDT_SPEC_OPERAND(number, offset) "[%0, #" offset "]"
 #elif defined(__s390x__) && !defined(__OPTIMIZE__)
 #define _USDT_BLOCK_CONSTRAINT "a"
 #define _USDT_BLOCK_VARIABLE const union _usdt_slot *_usdt_block_address
-#define _USDT_SPEC_OPERAND(number, offset) offset "(%0)"
-#else /* a 64-bit register, printed by its plain operand: `x5`, `a5`, `9`, `%r2`, `$4` */
-#define _USDT_SPEC_OPERAND(number, offset) "%" number
-#endif
-#if !defined(_USDT_SPEC_NARROW_OPERAND)
-#define _USDT_SPEC_NARROW_OPERAND(number, offset) _USDT_SPEC_OPERAND(number, offset)
 #endif
 
-/* The size of pointers, `long` and `size_t` in argument specs and notes: 4 or 8, as Linux is
-   ILP32 or LP64 everywhere. */
+/* An address in the note: 4 or 8 bytes, as Linux is ILP32 or LP64 everywhere. */
 #if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 4
-#define _USDT_WORD_SIZE "4"
 #define _USDT_ASM_WORD ".4byte"
 #else
-#define _USDT_WORD_SIZE "8"
 #define _USDT_ASM_WORD ".8byte"
 #endif
 
 #if USDT_HAVE_PROBES
 
 /* One argument of a probe, converted to its declared type: an asm operand in a register,
-   or a slot of the argument block (see _USDT_SPEC_OPERAND), named by the member of
+   or a slot of the argument block (see _USDT_BLOCK_CONSTRAINT), named by the member of
    union _usdt_slot its type fits (C designates it; C++ picks the constructor). The trailing
    comma separates it from the next. */
 #if defined(_USDT_BLOCK_CONSTRAINT)
@@ -191,9 +178,9 @@ static inline __attribute__((always_inline)) unsigned long long _usdt_in_registe
 #define _USDT_IN_REGISTER(member, value) _usdt_in_register(_USDT_CAST(unsigned long long, value))
 #elif defined(__x86_64__)
 /* An argument under 4 bytes, extended as its type says to the 32-bit register the spec names
-   (_USDT_SPEC_NARROW_OPERAND). Tracers read only the spec's size of it, but gdb 16 misreads a
-   1-byte argument whose register holds a negative 32-bit value (Clang 19 at -O0 leaves a
-   pointer's bytes above it: 201 read as 55). Compilers mostly have the value extended already. */
+   (`%k1`, `%r8d`). Tracers read only the spec's size of it, but gdb 16 misreads a 1-byte
+   argument whose register holds a negative 32-bit value (Clang 19 at -O0 leaves a pointer's
+   bytes above it: 201 read as 55). Compilers mostly have the value extended already. */
 #define _USDT_IN_REGISTER(member, value) _USDT_WIDENED_##member(value)
 #define _USDT_WIDENED_i8(value) _USDT_CAST(int, value)
 #define _USDT_WIDENED_i16(value) _USDT_CAST(int, value)
@@ -255,7 +242,9 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
 /*
  * The probe site: the nop and its notes. `semaphore` is the semaphore variable's name as a
  * string literal and `semaphore_operand` the variable as an operand, `"m"(name)`, or, for a
- * probe without one, "0" and `"i"(0)`; `spec` refers to the operands as %0, %1...;
+ * probe without one, "0" and `"i"(0)`; `spec` is the note's argument specs, finished by the
+ * generator as one string literal of asm template text for the target (a generated header's
+ * _USDT_SPEC_ macro), which refers to the operands as %0, %1...;
  * `operands` is a parenthesized, possibly empty, sequence of _USDT_ARG() (_USDT_VALUE() in the
  * C++ API), one per argument, then a _USDT_POINTED_TO() per string or pointer argument;
  * `description` is the `.note.usdt` strings after provider and name, finished by the

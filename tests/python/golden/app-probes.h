@@ -30,7 +30,7 @@
 /* usdt/usdt.h and usdt/usdt_site.h, embedded here: left out of the golden file */
 
 /* Another generated header, of another usdt version, came first in this translation unit. */
-#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 11
+#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 12
 #error "app-probes.h was generated for another version of usdt/usdt.h: regenerate it from app-probes.d"
 #elif defined(__cplusplus)
 /* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h 0.1.0, embedded: C++ only. */
@@ -62,13 +62,69 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 }
 #endif
 
+/* Each probe's argument specs, as its note records them on the target compiled for, in the forms
+   that target's tracers read (docs/internals.md, "Argument specs"). They are asm template text:
+   `%N` prints the register of the site's operand N, argument N's; where the arguments go in a
+   block (i386, ARM, s390x without optimization), operand 0 is the block's register and argument N
+   is at byte 8 * N; on x86, `{|%%}` puts a `%` before a register under -masm=intel. */
+#if defined(__x86_64__) && !defined(_USDT_ATT_ONLY) /* x86-64 */
+#define _USDT_SPEC_myapp_request__start "8@{|%%}%0 8@{|%%}%1"
+#define _USDT_SPEC_myapp_kinds "-1@{|%%}%k0 4@{|%%}%k1 1@{|%%}%k2 8@{|%%}%3 8@{|%%}%4 -8@{|%%}%5 8@{|%%}%6"
+#define _USDT_SPEC_myapp_seven "-4@{|%%}%k0 -4@{|%%}%k1 -4@{|%%}%k2 -4@{|%%}%k3 -4@{|%%}%k4 -4@{|%%}%k5 2@{|%%}%k6"
+#define _USDT_SPEC_myapp_delete "-4@{|%%}%k0"
+#define _USDT_SPEC_myapp_idle ""
+#define _USDT_SPEC_other_tick "-2@{|%%}%k0"
+#elif defined(__x86_64__) && defined(_USDT_ATT_ONLY) /* x86-64, inline asm in AT&T syntax only */
+#define _USDT_SPEC_myapp_request__start "8@%0 8@%1"
+#define _USDT_SPEC_myapp_kinds "-1@%k0 4@%k1 1@%k2 8@%3 8@%4 -8@%5 8@%6"
+#define _USDT_SPEC_myapp_seven "-4@%k0 -4@%k1 -4@%k2 -4@%k3 -4@%k4 -4@%k5 2@%k6"
+#define _USDT_SPEC_myapp_delete "-4@%k0"
+#define _USDT_SPEC_myapp_idle ""
+#define _USDT_SPEC_other_tick "-2@%k0"
+#elif defined(__i386__) && !defined(_USDT_ATT_ONLY) /* i386 */
+#define _USDT_SPEC_myapp_request__start "8@0({|%%}%k0) 4@8({|%%}%k0)"
+#define _USDT_SPEC_myapp_kinds "-1@0({|%%}%k0) 4@8({|%%}%k0) 1@16({|%%}%k0) 4@24({|%%}%k0) 4@32({|%%}%k0) -4@40({|%%}%k0) 4@48({|%%}%k0)"
+#define _USDT_SPEC_myapp_seven "-4@0({|%%}%k0) -4@8({|%%}%k0) -4@16({|%%}%k0) -4@24({|%%}%k0) -4@32({|%%}%k0) -4@40({|%%}%k0) 2@48({|%%}%k0)"
+#define _USDT_SPEC_myapp_delete "-4@0({|%%}%k0)"
+#define _USDT_SPEC_myapp_idle ""
+#define _USDT_SPEC_other_tick "-2@0({|%%}%k0)"
+#elif defined(__i386__) && defined(_USDT_ATT_ONLY) /* i386, inline asm in AT&T syntax only */
+#define _USDT_SPEC_myapp_request__start "8@0(%k0) 4@8(%k0)"
+#define _USDT_SPEC_myapp_kinds "-1@0(%k0) 4@8(%k0) 1@16(%k0) 4@24(%k0) 4@32(%k0) -4@40(%k0) 4@48(%k0)"
+#define _USDT_SPEC_myapp_seven "-4@0(%k0) -4@8(%k0) -4@16(%k0) -4@24(%k0) -4@32(%k0) -4@40(%k0) 2@48(%k0)"
+#define _USDT_SPEC_myapp_delete "-4@0(%k0)"
+#define _USDT_SPEC_myapp_idle ""
+#define _USDT_SPEC_other_tick "-2@0(%k0)"
+#elif defined(__arm__) /* 32-bit ARM */
+#define _USDT_SPEC_myapp_request__start "8@[%0, #0] 4@[%0, #8]"
+#define _USDT_SPEC_myapp_kinds "-1@[%0, #0] 4@[%0, #8] 1@[%0, #16] 4@[%0, #24] 4@[%0, #32] -4@[%0, #40] 4@[%0, #48]"
+#define _USDT_SPEC_myapp_seven "-4@[%0, #0] -4@[%0, #8] -4@[%0, #16] -4@[%0, #24] -4@[%0, #32] -4@[%0, #40] 2@[%0, #48]"
+#define _USDT_SPEC_myapp_delete "-4@[%0, #0]"
+#define _USDT_SPEC_myapp_idle ""
+#define _USDT_SPEC_other_tick "-2@[%0, #0]"
+#elif defined(__s390x__) && !defined(__OPTIMIZE__) /* s390x without optimization */
+#define _USDT_SPEC_myapp_request__start "8@0(%0) 8@8(%0)"
+#define _USDT_SPEC_myapp_kinds "-1@0(%0) 4@8(%0) 1@16(%0) 8@24(%0) 8@32(%0) -8@40(%0) 8@48(%0)"
+#define _USDT_SPEC_myapp_seven "-4@0(%0) -4@8(%0) -4@16(%0) -4@24(%0) -4@32(%0) -4@40(%0) 2@48(%0)"
+#define _USDT_SPEC_myapp_delete "-4@0(%0)"
+#define _USDT_SPEC_myapp_idle ""
+#define _USDT_SPEC_other_tick "-2@0(%0)"
+#else /* aarch64, riscv64, ppc64, optimized s390x, mips64 */
+#define _USDT_SPEC_myapp_request__start "8@%0 8@%1"
+#define _USDT_SPEC_myapp_kinds "-1@%0 4@%1 1@%2 8@%3 8@%4 -8@%5 8@%6"
+#define _USDT_SPEC_myapp_seven "-4@%0 -4@%1 -4@%2 -4@%3 -4@%4 -4@%5 2@%6"
+#define _USDT_SPEC_myapp_delete "-4@%0"
+#define _USDT_SPEC_myapp_idle ""
+#define _USDT_SPEC_other_tick "-2@%0"
+#endif
+
 /* provider myapp: dtrace -h compatible macros, for C and C++. Each probe's site
-   (its strings, argument specs and description) is spelled once, in its _USDT_SITE_ macro, which
-   the C macro and the C++ function expand with their operands. */
+   (its strings, its _USDT_SPEC_ macro and its description) is spelled once, in its _USDT_SITE_
+   macro, which the C macro and the C++ function expand with their operands. */
 
 /* myapp:request__start(uint64_t id, const char * path) */
 #define _USDT_SITE_myapp_request__start(operands) \
-    _USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), "8@" _USDT_SPEC_OPERAND("0", "0") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("1", "8"), \
+    _USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), _USDT_SPEC_myapp_request__start, \
                operands, \
                "\"app-probes.d\", \"id\", \"uint64_t\", \"integer\", \"path\", \"const char \\052\", \"string\"")
 #define MYAPP_REQUEST_START_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)
@@ -81,7 +137,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 
 /* myapp:kinds(int8_t small, uint32_t count, bool on, struct req * request, string name, long delta, size_t size) */
 #define _USDT_SITE_myapp_kinds(operands) \
-    _USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), "-1@" _USDT_SPEC_NARROW_OPERAND("0", "0") " 4@" _USDT_SPEC_NARROW_OPERAND("1", "8") " 1@" _USDT_SPEC_NARROW_OPERAND("2", "16") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("3", "24") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("4", "32") " -" _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("5", "40") " " _USDT_WORD_SIZE "@" _USDT_SPEC_OPERAND("6", "48"), \
+    _USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), _USDT_SPEC_myapp_kinds, \
                operands, \
                "\"app-probes.d\", \"small\", \"int8_t\", \"integer\", \"count\", \"uint32_t\", \"integer\", \"on\", \"bool\", \"bool\", \"request\", \"struct req \\052\", \"pointer\", \"name\", \"string\", \"string\", \"delta\", \"long\", \"integer\", \"size\", \"size_t\", \"integer\"")
 #define MYAPP_KINDS_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_kinds_semaphore)
@@ -95,7 +151,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 
 /* myapp:seven(int a, int b, int c, int d, int e, int f, unsigned short g) */
 #define _USDT_SITE_myapp_seven(operands) \
-    _USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" _USDT_SPEC_NARROW_OPERAND("1", "8") " -4@" _USDT_SPEC_NARROW_OPERAND("2", "16") " -4@" _USDT_SPEC_NARROW_OPERAND("3", "24") " -4@" _USDT_SPEC_NARROW_OPERAND("4", "32") " -4@" _USDT_SPEC_NARROW_OPERAND("5", "40") " 2@" _USDT_SPEC_NARROW_OPERAND("6", "48"), \
+    _USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), _USDT_SPEC_myapp_seven, \
                operands, \
                "\"app-probes.d\", \"a\", \"int\", \"integer\", \"b\", \"int\", \"integer\", \"c\", \"int\", \"integer\", \"d\", \"int\", \"integer\", \"e\", \"int\", \"integer\", \"f\", \"int\", \"integer\", \"g\", \"unsigned short\", \"integer\"")
 #define MYAPP_SEVEN_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_seven_semaphore)
@@ -107,7 +163,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 
 /* myapp:delete(int class) */
 #define _USDT_SITE_myapp_delete(operands) \
-    _USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \
+    _USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), _USDT_SPEC_myapp_delete, \
                operands, \
                "\"app-probes.d\", \"class\", \"int\", \"integer\"")
 #define MYAPP_DELETE_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_delete_semaphore)
@@ -119,7 +175,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 
 /* myapp:idle() */
 #define _USDT_SITE_myapp_idle(operands) \
-    _USDT_SITE("myapp", "idle", "myapp_idle_semaphore", "m"(myapp_idle_semaphore), "", \
+    _USDT_SITE("myapp", "idle", "myapp_idle_semaphore", "m"(myapp_idle_semaphore), _USDT_SPEC_myapp_idle, \
                operands, \
                "\"app-probes.d\"")
 #define MYAPP_IDLE_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_idle_semaphore)
@@ -127,12 +183,12 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
     _USDT_SITE_myapp_idle(())
 
 /* provider other: dtrace -h compatible macros, for C and C++. Each probe's site
-   (its strings, argument specs and description) is spelled once, in its _USDT_SITE_ macro, which
-   the C macro and the C++ function expand with their operands. */
+   (its strings, its _USDT_SPEC_ macro and its description) is spelled once, in its _USDT_SITE_
+   macro, which the C macro and the C++ function expand with their operands. */
 
 /* other:tick(short arg0), without a semaphore */
 #define _USDT_SITE_other_tick(operands) \
-    _USDT_SITE("other", "tick", "0", "i"(0), "-2@" _USDT_SPEC_NARROW_OPERAND("0", "0"), \
+    _USDT_SITE("other", "tick", "0", "i"(0), _USDT_SPEC_other_tick, \
                operands, \
                "\"app-probes.d\", \"arg0\", \"short\", \"integer\"")
 #define OTHER_TICK_ENABLED() _USDT_ALWAYS_ACTIVE
@@ -151,14 +207,15 @@ namespace myapp {
 
 _USDT_API_FUNCTION void request_start(::usdt::integer_argument<uint64_t, 0> id, ::usdt::string_argument<1> path) noexcept {
     ::usdt::string_buffer _usdt_buffer_1;
-    char const *const _usdt_text_1 = path.costly() ? path.prepared(_usdt_buffer_1, _USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)) : path.text();
-    _USDT_SITE_myapp_request__start((_USDT_VALUE(u64, id.value) _USDT_VALUE(address, _usdt_text_1) _USDT_POINTED_TO(_usdt_text_1)));
+    _USDT_ADDRESS_ARG(_usdt_address_1, char const *, path.costly() ? path.prepared(_usdt_buffer_1, _USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)) : path.text())
+    _USDT_SITE_myapp_request__start((_USDT_VALUE(u64, id.value) _USDT_VALUE(address, _usdt_address_1) _USDT_POINTED_TO(_usdt_address_1)));
 }
 
 _USDT_API_FUNCTION void kinds(::usdt::integer_argument<int8_t, 0> small, ::usdt::integer_argument<uint32_t, 1> count, ::usdt::bool_argument<2> on, ::usdt::pointer_argument<3> request, ::usdt::string_argument<4> name, ::usdt::integer_argument<long, 5> delta, ::usdt::integer_argument<size_t, 6> size) noexcept {
     ::usdt::string_buffer _usdt_buffer_4;
-    char const *const _usdt_text_4 = name.costly() ? name.prepared(_usdt_buffer_4, _USDT_SEMAPHORE_ACTIVE(myapp_kinds_semaphore)) : name.text();
-    _USDT_SITE_myapp_kinds((_USDT_VALUE(i8, small.value) _USDT_VALUE(u32, count.value) _USDT_VALUE(flag, on.value) _USDT_VALUE(address, request.value) _USDT_VALUE(address, _usdt_text_4) _USDT_VALUE(word, delta.value) _USDT_VALUE(uword, size.value) _USDT_POINTED_TO(request.value) _USDT_POINTED_TO(_usdt_text_4)));
+    _USDT_ADDRESS_ARG(_usdt_address_3, void const volatile *, request.value)
+    _USDT_ADDRESS_ARG(_usdt_address_4, char const *, name.costly() ? name.prepared(_usdt_buffer_4, _USDT_SEMAPHORE_ACTIVE(myapp_kinds_semaphore)) : name.text())
+    _USDT_SITE_myapp_kinds((_USDT_VALUE(i8, small.value) _USDT_VALUE(u32, count.value) _USDT_VALUE(flag, on.value) _USDT_VALUE(address, _usdt_address_3) _USDT_VALUE(address, _usdt_address_4) _USDT_VALUE(word, delta.value) _USDT_VALUE(uword, size.value) _USDT_POINTED_TO(_usdt_address_3) _USDT_POINTED_TO(_usdt_address_4)));
 }
 
 _USDT_API_FUNCTION void seven(::usdt::integer_argument<int, 0> a, ::usdt::integer_argument<int, 1> b, ::usdt::integer_argument<int, 2> c, ::usdt::integer_argument<int, 3> d, ::usdt::integer_argument<int, 4> e, ::usdt::integer_argument<int, 5> f, ::usdt::integer_argument<unsigned short, 6> g) noexcept {

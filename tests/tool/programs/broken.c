@@ -5,7 +5,8 @@
  */
 #include <usdt/usdt_site.h>
 
-#define TWO_INTS "-4@" _USDT_SPEC_NARROW_OPERAND("0", "0") " -4@" _USDT_SPEC_NARROW_OPERAND("1", "8")
+/* Two int arguments' specs, as a generated header spells them for x86-64 (this program's target). */
+#define TWO_INTS "-4@{|%%}%k0 -4@{|%%}%k1"
 
 int main(int argc, char **argv) {
     (void)argv;
