@@ -120,26 +120,33 @@ set_property(GLOBAL PROPERTY USDT_PYTHON_OPTIONS -B -E)
 
 # The interpreter runs as the build runs it (USDT_PYTHON_OPTIONS, from the generator's root), so
 # that the check finds the Jinja2 the generator will import, never a jinja2.py of the caller's.
-function(_usdt_python_has_jinja2 python result)
+# `result`: the interpreter's own path (its sys.executable), or "" when it cannot import jinja2.
+function(_usdt_python_with_jinja2 python result)
   get_property(generator_root GLOBAL PROPERTY USDT_GENERATOR_ROOT)
   get_property(python_options GLOBAL PROPERTY USDT_PYTHON_OPTIONS)
-  execute_process(COMMAND "${python}" ${python_options} -c "import jinja2"
+  execute_process(COMMAND "${python}" ${python_options} -c "import sys, jinja2; print(sys.executable)"
                   WORKING_DIRECTORY "${generator_root}"
-                  RESULT_VARIABLE failed OUTPUT_QUIET ERROR_QUIET)
+                  RESULT_VARIABLE failed OUTPUT_VARIABLE executable ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(failed)
-    set(${result} FALSE PARENT_SCOPE)
+    set(${result} "" PARENT_SCOPE)
+  elseif(IS_ABSOLUTE "${executable}")
+    set(${result} "${executable}" PARENT_SCOPE)
   else()
-    set(${result} TRUE PARENT_SCOPE)
+    set(${result} "${python}" PARENT_SCOPE)
   endif()
 endfunction()
 
+# Finds USDT_PYTHON_EXECUTABLE, and sets the global property USDT_GENERATOR_PYTHON to the same
+# interpreter by its own path, which the generator's rules run: a version manager's shim found
+# as `python3` (pyenv's) costs every run of the generator a second or so.
 function(_usdt_find_python)
   if(USDT_PYTHON_EXECUTABLE)
-    _usdt_python_has_jinja2("${USDT_PYTHON_EXECUTABLE}" usable)
-    if(NOT usable)
+    _usdt_python_with_jinja2("${USDT_PYTHON_EXECUTABLE}" executable)
+    if(NOT executable)
       message(FATAL_ERROR "usdt: USDT_PYTHON_EXECUTABLE (${USDT_PYTHON_EXECUTABLE}) cannot import jinja2. "
                           "Install Jinja2 for it, or point USDT_PYTHON_EXECUTABLE at a Python 3 that has it.")
     endif()
+    set_property(GLOBAL PROPERTY USDT_GENERATOR_PYTHON "${executable}")
     return()
   endif()
   # The Python on PATH first, then the system's, where distribution packages install Jinja2.
@@ -150,9 +157,10 @@ function(_usdt_find_python)
   endif()
   foreach(candidate IN ITEMS "${Python3_EXECUTABLE}" "${system_python3}")
     if(candidate)
-      _usdt_python_has_jinja2("${candidate}" usable)
-      if(usable)
+      _usdt_python_with_jinja2("${candidate}" executable)
+      if(executable)
         set(USDT_PYTHON_EXECUTABLE "${candidate}" CACHE FILEPATH "Python 3 interpreter with Jinja2 that runs the usdt generator")
+        set_property(GLOBAL PROPERTY USDT_GENERATOR_PYTHON "${executable}")
         return()
       endif()
     endif()
@@ -305,6 +313,7 @@ function(usdt_add_provider target)
 
   get_property(generator_root GLOBAL PROPERTY USDT_GENERATOR_ROOT)
   get_property(generator_files GLOBAL PROPERTY USDT_GENERATOR_FILES)
+  get_property(python GLOBAL PROPERTY USDT_GENERATOR_PYTHON)
   get_property(python_options GLOBAL PROPERTY USDT_PYTHON_OPTIONS)
   # In the target's binary directory, wherever the call is: one place per target, whichever
   # directory each of several calls is made from.
@@ -371,7 +380,7 @@ function(usdt_add_provider target)
     add_custom_command(
       OUTPUT "${stamp}"
       BYPRODUCTS "${header}" ${scripts}
-      COMMAND "${USDT_PYTHON_EXECUTABLE}" ${python_options} -m usdtgen "${provider_file}"
+      COMMAND "${python}" ${python_options} -m usdtgen "${provider_file}"
               --header "${header}" ${script_options} --stamp "${stamp}" ${depfile_option} ${preprocessor}
               ${flavour_option} ${preprocessor_options}
       DEPENDS "${provider_file}" ${generator_files}

@@ -2,7 +2,8 @@
 a real edit of the .d file regenerates the header and recompiles the program.
 
 A copy of cxx_only/ (its probes.d #includes app_types.h, which the program does not) is
-built once with the generator CTest passes (registered for Ninja and for Unix Makefiles).
+built once with the generator CTest passes (registered for Ninja and for Unix Makefiles); with
+Ninja, the same build as GeneratorInputsTest's, embedding its copy of usdt (one configure less).
 Then, in order: touching probes.d, and touching app_types.h, each runs the generator (its
 COMMENT is printed) yet leaves probes.h and main.cpp's object as they were (same bytes, same
 mtime) and compiles nothing, and with Ninja the next build has no work to do (restat); last,
@@ -10,12 +11,14 @@ a probe added to probes.d is in a rewritten probes.h and main.cpp is compiled ag
 
 The generator's own files (its modules, templates and the runtime headers generated headers
 embed) are the rule's other inputs, listed by usdt's configure, not globbed by the rule:
-GeneratorInputsTest copies usdt's tree, embeds it and installs it, and checks on both that
-the rule depends on exactly the files of each kind there (`ninja -t query`; with Ninja only), that
-touching one of each kind in-tree runs the generator again, and that a module added in-tree to
-usdtgen/ is depended on after the next build (the configure step lists it again).
+GeneratorInputsTest embeds a copy of usdt's tree and checks, there and on the install of the CTest
+fixture usdt_installed, that the rule depends on exactly the files of each kind there (`ninja -t
+query`; with Ninja only), that touching one of each kind in-tree runs the generator again, and that
+a module added in-tree to usdtgen/ is depended on after the next build (the configure step lists it
+again).
 """
 
+import functools
 import os
 import re
 import shutil
@@ -36,9 +39,9 @@ class RegenerationTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.source = package.SETUP.work_dir / "source"
-        shutil.copytree(PROJECTS / "cxx_only", cls.source)
-        cls.build = build_embedding(cls.source, "build")
+        cls.source, cls.build = embedded_build()
+        # Up to date whatever ran on it before (GeneratorInputsTest touches usdt's files).
+        package.build(cls.build)
         cls.header = cls.build / "app.usdt" / "probes.h"
         cls.object = cls.build / "CMakeFiles" / "app.dir" / "main.cpp.o"   # both generators' name
 
@@ -81,14 +84,38 @@ class RegenerationTest(unittest.TestCase):
 
 # What the generator reads, under its root (usdt's tree, or an install's share/usdt).
 GENERATOR_FILE_PATTERNS = ("usdtgen/**/*.py", "templates/**/*.j2", "runtime/include/**/*")
-# What usdt's tree needs to be embedded and installed (not its tests, docs or build trees).
+# What usdt's tree needs to be embedded (not its tests, docs or build trees).
 USDT_TREE_PARTS = ("CMakeLists.txt", "bin", "cmake", "runtime", "templates", "usdtgen", "usdttool")
+
 FIND_PACKAGE_PROJECT = """cmake_minimum_required(VERSION 3.18)
 project(app LANGUAGES CXX)
 find_package(usdt CONFIG REQUIRED)
 add_executable(app main.cpp)
 usdt_add_provider(app probes.d)
 """
+
+
+@functools.lru_cache(maxsize=None)
+def embedded_build():
+    """(source, build) of the copy of cxx_only/, configured and built once for both classes: with
+    Ninja, embedding a copy of usdt's tree (work dir's usdt/), whose files GeneratorInputsTest
+    touches and adds to; with Makefiles, which runs RegenerationTest alone, the tree under test."""
+    work = package.SETUP.work_dir
+    source = work / "source"
+    shutil.copytree(PROJECTS / "cxx_only", source)
+    if package.SETUP.generator != "Ninja":
+        return source, build_embedding(source, "build")
+    usdt = work / "usdt"
+    usdt.mkdir()
+    for part in USDT_TREE_PARTS:
+        tree_part = package.SETUP.source_dir / part
+        if tree_part.is_dir():
+            shutil.copytree(tree_part, usdt / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(tree_part, usdt / part)
+    package.configure(source, work / "build", f"USDT_SOURCE_DIR={usdt}")
+    package.build(work / "build")
+    return source, work / "build"
 
 
 def generator_files(root: Path):
@@ -105,30 +132,18 @@ class GeneratorInputsTest(unittest.TestCase):
             # The rule's inputs are usdt's list, whatever the generator: one shows them.
             raise unittest.SkipTest("run with the Ninja generator (embedding.regeneration.ninja)")
         work = package.SETUP.work_dir
+        # Embedded: cxx_only/ with usdt from the copy (RegenerationTest's build too).
+        _, embedded = embedded_build()
         cls.usdt = work / "usdt"
-        cls.usdt.mkdir()
-        for part in USDT_TREE_PARTS:
-            source = package.SETUP.source_dir / part
-            if source.is_dir():
-                shutil.copytree(source, cls.usdt / part, ignore=shutil.ignore_patterns("__pycache__"))
-            else:
-                shutil.copy2(source, cls.usdt / part)
-        # Embedded: cxx_only/ with usdt from the copy.
-        embedded_source = work / "embedded_source"
-        shutil.copytree(PROJECTS / "cxx_only", embedded_source)
-        package.configure(embedded_source, work / "embedded", f"USDT_SOURCE_DIR={cls.usdt}")
-        package.build(work / "embedded")
-        # Installed: the copy installed, and a project with find_package(usdt).
-        package.configure(cls.usdt, work / "usdt_build", "USDT_BUILD_TESTS=OFF")
-        cls.prefix = work / "prefix"
-        package.run([package.SETUP.cmake, "--install", work / "usdt_build", "--prefix", cls.prefix])
+        # Installed: the CTest fixture's install, and a project with find_package(usdt).
+        prefix = package.installed_usdt()
         installed_source = work / "installed_source"
         shutil.copytree(PROJECTS / "cxx_only", installed_source)
         (installed_source / "CMakeLists.txt").write_text(FIND_PACKAGE_PROJECT)
         # Configured only: ninja -t query reads the rule without building it.
-        package.configure(installed_source, work / "installed", f"CMAKE_PREFIX_PATH={cls.prefix}")
-        cls.builds = {"embedded": (work / "embedded", cls.usdt),
-                      "installed": (work / "installed", cls.prefix / "share" / "usdt")}
+        package.configure(installed_source, work / "installed", f"CMAKE_PREFIX_PATH={prefix}")
+        cls.builds = {"embedded": (embedded, cls.usdt),
+                      "installed": (work / "installed", prefix / "share" / "usdt")}
 
     def rule_inputs(self, build: Path):
         """The generator rule's inputs, as Ninja has them, without the .d file."""
