@@ -163,15 +163,18 @@ def start_loading_late() -> subprocess.Popen:
 
 
 def hits(output: str):
-    """(probe, {name: value}, pid) per line; any other line fails the parse."""
+    """(probe, {name: value}, pid) per line, in time order; any other line fails the parse. By
+    each hit's monotonic_ns, as docs/tracing.md says to: bpftrace reads each CPU's buffer in
+    turn, so a hit can come out after later hits of another CPU (seen with 0.17, on a loaded
+    machine: a library's first hit after the rounds that followed it)."""
     parsed = []
     for line in output.splitlines():
         match = HIT_LINE.match(line)
         if match is None:
             raise AssertionError(f"not a hit line: {line!r}\nin:\n{output}")
         fields = dict(field.split("=", 1) for field in match[5].split())
-        parsed.append((match[4], fields, int(match[2])))
-    return parsed
+        parsed.append((int(match[1]), match[4], fields, int(match[2])))
+    return [(probe, fields, pid) for _, probe, fields, pid in sorted(parsed, key=lambda hit: hit[0])]
 
 
 # Delays after which a Ctrl-C reaches usdt while it starts: in the shell part of the launcher, the
