@@ -38,6 +38,10 @@ class RecordReaderTest(unittest.TestCase):
                          ("kv:request", 100, 7, 8, "kvserver", 0x401000))
         self.assertEqual(hit.values, (42, "get", True, 48879, -3))
 
+    def test_an_integer_beyond_2_to_the_63(self):
+        (_, hit), = self.feed("usdt-hit 0 1 2 3 0x10 18446744073709551615 0 0 0 -3\x1fapp\x1e\n")
+        self.assertEqual((hit.values[0], hit.values[4]), (2 ** 64 - 1, -3))
+
     def test_a_string_with_newlines_spans_lines(self):
         results = self.feed("usdt-hit 0 1 2 3 0x10 1 4096 0 0 0\x1fapp\x1ftwo\n", "lines\n", "\x1e\n")
         self.assertEqual([taken for taken, _ in results], [True, True, True])

@@ -1,8 +1,9 @@
 """`usdt trace`'s answers beyond the hit lines, on programs/spans.c, whose spans' durations the
 program measures itself: summaries counted in BPF maps (--latency, --span, --count,
 --histogram, per --interval; also what threads on every CPU count at the same moment), hits as
-JSON Lines (--json), the timeline file (--timeline), and the account of lost hits. The bucket arithmetic, the record and map parsers and the
-option errors need no root (UnitTest, OptionTest); the rest traces (LiveTest).
+JSON Lines (--json), the timeline file (--timeline), and the account of lost hits. The option
+errors need no root (OptionTest); the rest traces (LiveTest). The bucket arithmetic and the
+record and map parsers: tests/python's test_distribution, test_hits and test_summaries.
 
 What the program fires is written here from its source, not taken from a tracer.
 """
@@ -23,9 +24,7 @@ import trace_viewer
 import usdt_testing
 from usdt_testing import require_tracer
 
-from usdttool import distribution, hits, summaries
-from usdtgen.notes import Kind
-from usdtgen.tracer_probe import TracerArgument, TracerProbe
+from usdttool import hits
 
 OPTIONS = None
 PROGRAMS: Dict[str, str] = {}
@@ -69,57 +68,6 @@ def within(test: unittest.TestCase, in_bpf: float, bounds, what: str) -> None:
 def order_statistics(spans):
     """[(k-th smallest measured, k-th smallest slept)] of the program's spans."""
     return list(zip(sorted(took for _, (took, _) in spans), sorted(slept for _, (_, slept) in spans)))
-
-
-class UnitTest(unittest.TestCase):
-    def test_buckets_hold_their_values(self):
-        values = [*range(0, 70), *(1 << bits for bits in range(64)), *((1 << bits) - 1 for bits in range(1, 64)),
-                  1000, 123456789, 2 ** 63 - 1]
-        for value in values + [-value for value in values if value]:
-            low, high = distribution.bucket_range(distribution.bucket(value))
-            self.assertTrue(low <= value <= high, (value, low, high))
-            self.assertLessEqual(high - low, max(abs(value) // 8, 0), value)
-
-    def test_percentiles_within_their_bucket(self):
-        values = list(range(1000, 101000, 1000))
-        counted = distribution.from_map_entries((distribution.bucket(value), 1) for value in values)
-        counted.minimum, counted.maximum = min(values), max(values)
-        for percent, exact in ((50, 50000), (90, 90000), (99, 99000)):
-            self.assertAlmostEqual(counted.percentile(percent), exact, delta=exact / 16)
-        self.assertEqual(counted.log2_histogram()[0][:2], (512, 1023))
-
-    def test_map_lines(self):
-        reader = summaries.MapReader()
-        lines = ["usdt-maps 100 3 final\n", "@usdt_hits[2]: 5\n", "\n", "@usdt_min[0, 3]: -7\n",
-                 "@usdt_started[1, 10, 11]: 99\n", "usdt-maps-end\n"]
-        results = [reader.feed(line) for line in lines]
-        self.assertTrue(all(taken for taken, _ in results))
-        snapshot = results[-1][1]
-        self.assertEqual((snapshot.time, snapshot.epoch, snapshot.final), (100, 3, True))
-        self.assertEqual(snapshot.maps, {"usdt_hits": {(2,): 5}, "usdt_min": {(0, 3): -7},
-                                         "usdt_started": {(1, 10, 11): 99}})
-        self.assertEqual(reader.feed("1 pid=1 tid=1 a:b\n"), (False, None))
-
-    def test_records_with_any_string(self):
-        probe = TracerProbe("p", "n", (TracerArgument(0, "id", "uint64_t", Kind.INTEGER, 8, False),
-                                       TracerArgument(1, "text", "char *", Kind.STRING, 8, False),
-                                       TracerArgument(2, "delta", "int64_t", Kind.INTEGER, 8, True)))
-        reader = hits.RecordReader([hits.TracedProbe(0, 0, probe)], lambda *_: "from memory")
-
-        def feed(*lines):
-            return [reader.feed(line) for line in lines][-1][1]
-        hit = feed("usdt-hit 0 5 10 11 0x400000 18446744073709551615 4096 -3\x1fapp\x1ftwo\n",
-                   "lines \x1e\n")
-        self.assertEqual((hit.time, hit.pid, hit.tid, hit.process, hit.address), (5, 10, 11, "app", 0x400000))
-        self.assertEqual(hit.values, (2 ** 64 - 1, "two\nlines ", -3))
-        self.assertEqual(json.loads(hits.json_line(hit))["args"], {"id": "18446744073709551615",
-                                                                    "text": "two\nlines ", "delta": -3})
-        # The separator inside a string: no telling which is which.
-        hit = feed("usdt-hit 0 5 10 11 0x400000 1 4096 2\x1fapp\x1fa\x1fb\x1e\n")
-        self.assertEqual((hit.process, hit.values), (None, (1, None, 2)))
-        # Read as "" from a pointer that is not NULL: read again from the process.
-        self.assertEqual(feed("usdt-hit 0 5 10 11 0x400000 1 4096 2\x1fapp\x1f\x1e\n").values, (1, "from memory", 2))
-        self.assertEqual(feed("usdt-hit 0 5 10 11 0x400000 1 0 2\x1fapp\x1f\x1e\n").values, (1, None, 2))
 
 
 class OptionTest(unittest.TestCase):
