@@ -2,8 +2,8 @@
 
 Linux is LP64 on its 64-bit targets and ILP32 on its 32-bit ones: pointers, `long` and
 `size_t` are pointer-sized (4 or 8 bytes, each target's word size in targets.py), every
-other type has one size everywhere. The declared type, not the
-caller's expression, decides the argument spec.
+other type has one size everywhere. The declared type, not the caller's expression, decides
+the argument spec.
 """
 
 import re

@@ -7,6 +7,7 @@ TraceTestCase's assertions.
 
 import argparse
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -75,6 +76,7 @@ def usdt(*arguments, environment: Optional[Dict[str, str]] = None,
                           env=dict(os.environ, **(environment or {})), timeout=TRACE_TIMEOUT)
 
 
+@functools.lru_cache(maxsize=None)
 def bpftrace_version() -> Tuple[int, int]:
     """The bpftrace on PATH's (major, minor); without one, the newest tested, whose program
     `usdt trace --script` then prints."""

@@ -2,8 +2,9 @@
  * usdt/usdt_site.h: the probe site, as C and C++ code share it: how a probe macro's arguments
  * are checked and converted in C, how they reach the site (registers, or an argument block on
  * 32-bit targets), and the site itself, the nop and its notes, whose argument specs the
- * generated header finishes. It builds on usdt/usdt.h, whose comment says what a site is and what the names and
- * spelling rules of the runtime are; a generated header carries it right after that file.
+ * generated header finishes. It builds on usdt/usdt.h, whose comment says what a site is and
+ * what the names and spelling rules of the runtime are; a generated header carries it right
+ * after that file.
  */
 #ifndef USDT_USDT_SITE_H
 #define USDT_USDT_SITE_H
