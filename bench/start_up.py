@@ -81,7 +81,7 @@ def start_up_milliseconds(usdt: Path, binary: Path, runs: int = 7, environment: 
         raise NotMeasured("not measured: bpftrace is not installed")
     program = subprocess.run([str(usdt), "trace", str(binary), "--script"], check=True,
                              stdout=subprocess.PIPE, encoding="utf-8").stdout
-    ready = "usdt-trace: attached"    # usdttool/supervisor.py's READY_LINE
+    ready = "usdt-trace: attached"    # usdttool/bpftrace/supervisor.py's READY_LINE
     watch_script = _START_WATCH.format(ready=ready, length=len(ready)) + bpftrace_attach.BEGIN_READY
     watcher = subprocess.Popen([bpftrace, "-B", "line", "-e", watch_script], stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, encoding="utf-8")

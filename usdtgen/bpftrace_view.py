@@ -6,7 +6,7 @@ printed whole with the note's signedness.
 
 usdt trace's program holds each string in a variable, read once, and prints a hit whose
 non-NULL string read as "" (BPF cannot fault a page in) as a marked line instead, for usdt to
-read the string itself (usdttool/unread_strings.py).
+read the string itself (usdttool/bpftrace/unread_strings.py).
 """
 
 from typing import List

@@ -36,7 +36,7 @@ def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES)) -> Dict
 
 
 def render_trace_script(plan, ready_line: str, unread_marker: str, maps_start: str, maps_end: str) -> str:
-    """The bpftrace program of `usdt trace` (usdttool/trace_program.py's plan): per probe, the
+    """The bpftrace program of `usdt trace` (usdttool/bpftrace/program.py's plan): per probe, the
     generated script's line per hit or a record, and counts in maps; `ready_line` printed once
     attached, `unread_marker` starting the line of a hit with a string read as "", the maps
     printed between `maps_start` and `maps_end`."""

@@ -2,7 +2,7 @@
 signedness, as the notes record them. The tracer scripts' views (bpftrace_view.py,
 systemtap_view.py, perf_view.py) print it, and `usdt trace` traces it: the generator's model
 maps a declared probe to one (model.Probe.traced), usdt's ELF reader a probe of a binary
-(usdttool/elf.py), so that both print the same lines.
+(usdttool/files/elf.py), so that both print the same lines.
 """
 
 from dataclasses import dataclass

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from . import elf, libraries, probe_notes, process
+from .files import elf, libraries, probe_notes, process
 from .errors import ToolError
 
 JSON_VERSION = 1

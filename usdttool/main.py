@@ -17,7 +17,7 @@ from .errors import ToolError
 
 PROGRAM = "usdt"
 # Imported only where they are needed: Jinja2 renders `usdt trace`'s program
-# (trace_program.program()) and is a good part of usdt's start-up, which `usdt list` does
+# (bpftrace/program.py's program()) and is a good part of usdt's start-up, which `usdt list` does
 # without. The launcher (bin/launcher.in) looks for them as it starts.
 LATER_IMPORTS = ("jinja2",)
 

@@ -9,10 +9,13 @@ The bpftrace program comes from the same template as the generated scripts.
 What is traced: the files named and the shared libraries they load (found as `usdt list
 --libraries` finds them; without patterns, only those whose probes usdt built), or every file
 a process maps (-p; glibc's own probes only when a pattern names them), the files named,
-mapped by it yet or not, and the libraries it loads while traced (loaded_libraries.py). Each
-file's probes are attached by its path. The program is built in trace_program.py and run in
-supervisor.py; bpftrace_releases.py holds what differs between bpftrace releases,
-bpftrace017.py the workarounds for 0.17.
+mapped by it yet or not, and the libraries it loads while traced (bpftrace/loaded_libraries.py).
+Each file's probes are attached by its path.
+
+The parts: files/ reads ELF files and processes (probes, libraries, mappings); bpftrace/ talks
+to bpftrace (program.py writes the program, supervisor.py runs it, hits.py and unread_strings.py
+read what it prints, releases.py holds every difference between its releases); answers/ makes
+what the user asked for of the hits (lines, JSON, summaries, spans, the timeline).
 """
 
 import argparse
@@ -21,10 +24,11 @@ import os
 import sys
 from typing import List, Sequence
 
-from . import (bpftrace017, bpftrace_releases, elf, libraries, loaded_libraries, process, spans, summaries,
-               supervisor, timeline, trace_program, unread_strings)
+from .answers import spans, summaries, timeline
+from .bpftrace import loaded_libraries, program, releases, supervisor, unread_strings
+from .files import elf, libraries, process
 from .errors import ToolError, warn
-from .output import Output
+from .answers.output import Output
 
 
 def add_arguments(parser) -> None:
@@ -100,34 +104,34 @@ def run(args) -> int:
     # The program is written for the bpftrace that will run it: --script's for the one
     # installed, if any.
     bpftrace = supervisor.find_bpftrace(required=not args.script)
-    release = bpftrace_releases.installed_release(bpftrace) if bpftrace else bpftrace_releases.NEWEST_TESTED
-    described = trace_program.describe(modules, args.provider_file)
+    release = releases.installed_release(bpftrace) if bpftrace else releases.NEWEST_TESTED
+    described = program.describe(modules, args.provider_file)
     if args.pid is not None and not patterns:
-        described = trace_program.without_glibc(described)
+        described = program.without_glibc(described)
         if not any(probes for _, probes in described):
             raise ToolError(f"process {args.pid} has only glibc's probes, which a pattern reaches: "
                             f"usdt trace -p {args.pid} 'libc:*'")
     every_probe = [probe for _, probes in described for probe, _ in probes]
-    chosen = [probe for _, probes in trace_program.select(described, patterns, what) for probe, _ in probes]
+    chosen = [probe for _, probes in program.select(described, patterns, what) for probe, _ in probes]
     measures = _measures(args, chosen, every_probe)
     # The probes the measures name are traced, whatever the patterns say.
     named = {name for span in measures.spans for name in (span.start, span.done)} | \
         {histogram.probe for histogram in measures.histograms}
-    selected = trace_program.leave_out_unreadable(trace_program.select(described, patterns, what, also=named))
+    selected = program.leave_out_unreadable(program.select(described, patterns, what, also=named))
     # bpftrace -p, unless it would mix up one probe's sites in several files, cannot attach to
-    # a file named (bpftrace017.py), or keeps the gate's tracepoint to the process too.
-    by_pid = args.pid is not None and bpftrace017.pid_option_attaches(modules, unmapped) \
+    # a file named (releases.py), or keeps the gate's tracepoint to the process too.
+    by_pid = args.pid is not None and releases.pid_option_attaches(modules, unmapped) \
         and not release.pid_option_filters_every_probe
     predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
-    plan = trace_program.plan(selected, predicate, measures, release, args.pid if by_pid else None)
+    plan = program.plan(selected, predicate, measures, release, args.pid if by_pid else None)
     if args.timeline is not None:
         timeline.checked_path(args.timeline)    # before anything else can fail later
-    program = trace_program.program(plan, supervisor.READY_LINE, unread_strings.MARKER)
+    script = program.program(plan, supervisor.READY_LINE, unread_strings.MARKER)
     if args.script:
-        sys.stdout.write(program)
+        sys.stdout.write(script)
         return 0
 
-    bpftrace017.check_privileges()
+    releases.check_privileges()
     if args.pid is not None:
         # BPF cannot fault a page in: a string literal on a page the process has not touched
         # yet reads as "". Read once through /proc, the traced files' pages are in.
@@ -157,7 +161,7 @@ def run(args) -> int:
                                                       None if summary is not None else measures, release,
                                                       unread, len(traced))
         # With --json, standard output is JSON alone: the command's own output goes to stderr.
-        status = supervisor.trace(bpftrace, program, args.pid, by_pid, watch_process, command, announcement,
+        status = supervisor.trace(bpftrace, script, args.pid, by_pid, watch_process, command, announcement,
                                   output, command_output=sys.stderr if args.json else None, loaded=loaded)
         trace_file = None
         output.finish()
@@ -191,7 +195,7 @@ def _seconds(text: str) -> int:
     return seconds
 
 
-def _measures(args, chosen, probes) -> trace_program.Measures:
+def _measures(args, chosen, probes) -> program.Measures:
     """What the options ask for, each probe they name checked: --latency's pairs among the
     `chosen` probes (the patterns'), --span's and --histogram's among all `probes`."""
     aggregating = bool(args.latency or args.span or args.count or args.histogram)
@@ -211,12 +215,12 @@ def _measures(args, chosen, probes) -> trace_program.Measures:
     made = [dataclasses.replace(span, number=number) for number, span in enumerate(unique.values())]
     histograms = [spans.parse_histogram(len(made) + number, text, probes)
                   for number, text in enumerate(dict.fromkeys(args.histogram))]
-    return trace_program.Measures(lines=not (aggregating or args.json or args.timeline),
+    return program.Measures(lines=not (aggregating or args.json or args.timeline),
                                   records=bool(args.timeline or (args.json and not aggregating)),
                                   count=args.count, spans=made, histograms=histograms, interval=args.interval)
 
 
-def _aggregates(measures: trace_program.Measures) -> List[summaries.Aggregate]:
+def _aggregates(measures: program.Measures) -> List[summaries.Aggregate]:
     made = [summaries.Aggregate(span.number, span.title, "latency", span.number,
                                 {"span": span.name, "start": span.start, "done": span.done,
                                  "matched": span.matched_by})

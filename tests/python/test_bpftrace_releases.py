@@ -1,5 +1,5 @@
-"""What `usdt trace` does differently for each bpftrace release (usdttool/bpftrace_releases.py),
-and the probes it leaves out whatever the release (trace_program.py), without bpftrace: the
+"""What `usdt trace` does differently for each bpftrace release (usdttool/bpftrace/releases.py),
+and the probes it leaves out whatever the release (bpftrace/program.py), without bpftrace: the
 versions and notes are written here. tool.bpftrace_releases runs the real releases.
 """
 
@@ -17,12 +17,14 @@ tool_python.use_an_interpreter_with_pyelftools()
 
 from usdtgen.notes import Kind  # noqa: E402
 from usdtgen.tracer_probe import TracerArgument  # noqa: E402
-from usdttool import bpftrace_releases, elf, probe_notes, spans, trace_program  # noqa: E402
+from usdttool.answers import spans  # noqa: E402
+from usdttool.bpftrace import program, releases  # noqa: E402
+from usdttool.files import elf, probe_notes  # noqa: E402
 from usdttool.errors import ToolError  # noqa: E402
 
-RELEASE_017 = bpftrace_releases.Release((0, 17, 0))
-RELEASE_023 = bpftrace_releases.Release((0, 23, 2))
-RELEASE_027 = bpftrace_releases.Release((0, 27, 1))
+RELEASE_017 = releases.Release((0, 17, 0))
+RELEASE_023 = releases.Release((0, 23, 2))
+RELEASE_027 = releases.Release((0, 27, 1))
 
 
 class VersionTest(unittest.TestCase):
@@ -31,15 +33,15 @@ class VersionTest(unittest.TestCase):
                               ("bpftrace v0.27.1\n", (0, 27, 1)), ("bpftrace v0.20.0-dirty\n", (0, 20, 0)),
                               ("bpftrace 0.9\n", (0, 9, 0))):
             with self.subTest(text=text):
-                self.assertEqual(bpftrace_releases.parse_version(text).version, version)
-        self.assertIsNone(bpftrace_releases.parse_version("bpftrace\n"))
+                self.assertEqual(releases.parse_version(text).version, version)
+        self.assertIsNone(releases.parse_version("bpftrace\n"))
 
     def installed(self, printed: str):
         with tempfile.TemporaryDirectory() as directory:
             fake = Path(directory) / "bpftrace"
             fake.write_text(f"#!/bin/sh\necho '{printed}'\n")
             fake.chmod(0o755)
-            return bpftrace_releases.installed_release(str(fake)), str(fake)
+            return releases.installed_release(str(fake)), str(fake)
 
     def test_the_minimum(self):
         self.assertEqual(self.installed("bpftrace v0.17.0")[0], RELEASE_017)
@@ -61,8 +63,8 @@ class AttachPointTest(unittest.TestCase):
 
     def test_paths_no_release_takes(self):
         for path in ("/a:b/app", "/a*/app", "/a\nb/app"):
-            self.assertFalse(bpftrace_releases.attachable(path), path)
-        self.assertTrue(bpftrace_releases.attachable("/a b/'q'/app"))
+            self.assertFalse(releases.attachable(path), path)
+        self.assertTrue(releases.attachable("/a b/'q'/app"))
 
 
 class NoiseTest(unittest.TestCase):
@@ -72,10 +74,10 @@ class NoiseTest(unittest.TestCase):
                      "If this is expected, use --traceable-functions to set this path manually.\n",
                      'WARNING: Unknown error -1: couldn\'t set RLIMIT_MEMLOCK for bpftrace.\n',
                      "Lost 95646 events\n", "WARNING: Total lost event count: 95646\n"):
-            self.assertTrue(bpftrace_releases.is_noise(line), line)
+            self.assertTrue(releases.is_noise(line), line)
         for line in ("ERROR: Unable to attach probe: usdt:/app:p:q\n", "12 pid=1 tid=1 p:q\n",
                      "Attaching is hard\n"):
-            self.assertFalse(bpftrace_releases.is_noise(line), line)
+            self.assertFalse(releases.is_noise(line), line)
 
 
 class NewKeyCountTest(unittest.TestCase):
@@ -83,21 +85,21 @@ class NewKeyCountTest(unittest.TestCase):
     there the program adds each key with sum(0) before it counts with sum(1). What it loses and
     that the workaround keeps it: tool.trace_answers_releases, LiveTest.test_keys_every_cpu_counts_at_once."""
 
-    def program(self, release: bpftrace_releases.Release) -> str:
+    def program(self, release: releases.Release) -> str:
         module = elf.Module("/bin/app", (probe("kv", "request__start", "8@%rax"), probe("kv", "request__done", "8@%rax"),
                                          probe("kv", "value", "-8@%rdx")))
-        selected = trace_program.select(trace_program.describe([module], None), [], "app")
+        selected = program.select(program.describe([module], None), [], "app")
         probes = [traced for _, described in selected for traced, _ in described]
-        measures = trace_program.Measures(
+        measures = program.Measures(
             lines=False, records=False, count=True, interval=1,
             spans=[spans.make_span(0, "kv:request__start", "kv:request__done", spans.THREAD, probes)],
             histograms=[spans.parse_histogram(1, "kv:value:arg0", probes)])
-        return trace_program.program(trace_program.plan(selected, "", measures, release), "READY", "MARKED")
+        return program.program(program.plan(selected, "", measures, release), "READY", "MARKED")
 
     def test_the_releases_that_lose_one(self):
         for version, loses in (((0, 17, 0), False), ((0, 20, 0), True), ((0, 23, 2), True), ((0, 24, 0), False),
                                ((0, 27, 1), False)):
-            self.assertEqual(bpftrace_releases.Release(version).loses_a_count_of_a_new_key, loses, version)
+            self.assertEqual(releases.Release(version).loses_a_count_of_a_new_key, loses, version)
 
     def test_every_count_adds_its_key_first(self):
         counts = re.findall(r"(?m)^ *(@\w+\[.*\]) = count\(\);$", self.program(RELEASE_017))
@@ -125,19 +127,19 @@ class UnreadableArgumentTest(unittest.TestCase):
     libbpf refuses to attach, and the trace failed whole."""
 
     def test_operands_at_a_symbol(self):
-        self.assertEqual(trace_program._symbol_operand(probe("libc", "m", "8@%rax", "8@136+mp_(%rip)")),
+        self.assertEqual(program._symbol_operand(probe("libc", "m", "8@%rax", "8@136+mp_(%rip)")),
                          "8@136+mp_(%rip)")
-        self.assertEqual(trace_program._symbol_operand(probe("p", "q", "-8@tunables(%rip)")), "-8@tunables(%rip)")
+        self.assertEqual(program._symbol_operand(probe("p", "q", "-8@tunables(%rip)")), "-8@tunables(%rip)")
         for specs in (("-4@%edi", "8@-0x18(%rbp)", "4@$5", "8@(%rax,%rdx,8)"), ("8@[sp, 40]", "4@x0")):
-            self.assertEqual(trace_program._symbol_operand(probe("p", "q", *specs)), "", specs)
+            self.assertEqual(program._symbol_operand(probe("p", "q", *specs)), "", specs)
 
     def test_left_out_with_a_warning(self):
         module = elf.Module("/lib/libc.so.6", (probe("libc", "memory_mallopt", "8@128+mp_(%rip)"),
                                                probe("libc", "setjmp", "8@%rdi")))
-        described = trace_program.describe([module], None)
+        described = program.describe([module], None)
         stderr = io.StringIO()
         with contextlib.redirect_stderr(stderr):
-            kept = trace_program.leave_out_unreadable(described)
+            kept = program.leave_out_unreadable(described)
         warning = stderr.getvalue()
         self.assertEqual([probe.name for _, probes in kept for probe, _ in probes], ["setjmp"])
         self.assertEqual(warning, "usdt: warning: /lib/libc.so.6: libc:memory_mallopt: left out: bpftrace "

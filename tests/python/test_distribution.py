@@ -1,10 +1,10 @@
-"""Unit tests of usdttool.distribution: the log-linear buckets `usdt trace` counts values and
+"""Unit tests of usdttool.answers.distribution: the log-linear buckets `usdt trace` counts values and
 durations in, in the kernel, and the percentiles and log2 histogram read from them."""
 
 import unittest
 
 import usdt_testing
-from usdttool import distribution
+from usdttool.answers import distribution
 
 
 class BucketTest(unittest.TestCase):

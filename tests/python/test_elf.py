@@ -1,4 +1,4 @@
-"""Unit tests of usdttool.elf: reading an ELF file's probes, segments and linkage, with struct and,
+"""Unit tests of usdttool.files.elf: reading an ELF file's probes, segments and linkage, with struct and,
 for what struct leaves, pyelftools, which must agree. The files are written byte by byte
 (tests/support/written_elf.py)."""
 
@@ -13,7 +13,7 @@ import usdt_testing
 from written_elf import PF_R, PF_W, elf_file, stapsdt_note
 
 tool_python.use_an_interpreter_with_pyelftools()
-from usdttool import elf  # noqa: E402
+from usdttool.files import elf  # noqa: E402
 from usdttool.errors import ToolError  # noqa: E402
 
 # The uid and gid of nobody: root reads any file, so a child of the tests that must be refused

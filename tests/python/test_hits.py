@@ -1,4 +1,4 @@
-"""Unit tests of usdttool.hits: the records usdt trace's program prints per hit (--json,
+"""Unit tests of usdttool.bpftrace.hits: the records usdt trace's program prints per hit (--json,
 --timeline), read back into hits, and each hit as docs/tracing.md's JSON Lines."""
 
 import json
@@ -7,7 +7,7 @@ import unittest
 import usdt_testing
 from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerArgument, TracerProbe
-from usdttool import hits
+from usdttool.bpftrace import hits
 
 REQUEST = TracerProbe("kv", "request", (
     TracerArgument(0, "id", "uint64_t", Kind.INTEGER, 8, False),

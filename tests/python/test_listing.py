@@ -11,7 +11,8 @@ import usdt_testing
 tool_python.use_an_interpreter_with_pyelftools()
 from usdtgen.notes import Kind  # noqa: E402
 from usdtgen.tracer_probe import TracerArgument  # noqa: E402
-from usdttool import elf, listing, probe_notes, process  # noqa: E402
+from usdttool import listing  # noqa: E402
+from usdttool.files import elf, probe_notes, process  # noqa: E402
 from usdttool.errors import ToolError  # noqa: E402
 
 SPECS = probe_notes.parse_arguments("8@%rax -4@-20(%rbp)")

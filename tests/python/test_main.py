@@ -14,7 +14,8 @@ import usdt_testing
 from written_elf import elf_file, stapsdt_note
 
 tool_python.use_an_interpreter_with_pyelftools()
-from usdttool import main, supervisor  # noqa: E402
+from usdttool import main  # noqa: E402
+from usdttool.bpftrace import supervisor  # noqa: E402
 
 
 def run(*argv):

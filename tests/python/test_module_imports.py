@@ -19,19 +19,23 @@ PACKAGES = ("usdtgen", "usdttool")
 
 
 def imports() -> Dict[str, Set[str]]:
-    """Module -> the modules of PACKAGES it imports."""
-    modules = {f"{package}.{path.stem}": path for package in PACKAGES
-               for path in sorted((REPOSITORY / package).glob("*.py"))}
+    """Module -> the modules of PACKAGES it imports (their subpackages' too: usdttool.files.elf)."""
+    modules = {".".join(path.relative_to(REPOSITORY).with_suffix("").parts): path for package in PACKAGES
+               for path in sorted((REPOSITORY / package).rglob("*.py"))}
     graph = {}
     for name, path in modules.items():
-        package = name.split(".")[0]
+        # What `from .` means here: the module's package (a package's own __init__ is its package).
+        package = name.rsplit(".", 1)[0] if path.name != "__init__.py" else name.removesuffix(".__init__")
         imported = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
                 imported |= {alias.name for alias in node.names}
             elif isinstance(node, ast.ImportFrom):
-                base = f"{package}.{node.module}" if node.level and node.module else package if node.level \
-                    else node.module
+                if node.level:
+                    base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                    base = f"{base}.{node.module}" if node.module else base
+                else:
+                    base = node.module
                 imported |= {base, *(f"{base}.{alias.name}" for alias in node.names)}
         graph[name] = {module for module in imported if module in modules and module != name}
     return graph
@@ -73,6 +77,7 @@ class ImportTest(unittest.TestCase):
     def test_no_module_imports_one_that_imports_it(self):
         graph = imports()
         self.assertIn("usdtgen.checks", graph["usdtgen.model"])      # the reader sees something
+        self.assertIn("usdttool.files.elf", graph["usdttool.bpftrace.releases"])     # and across subpackages
         self.assertEqual(cycles(graph), [])
 
     def test_a_cycle_is_found(self):

@@ -1,4 +1,4 @@
-"""Unit tests of usdttool.probe_notes: what a file's probe notes say. The notes are written here,
+"""Unit tests of usdttool.files.probe_notes: what a file's probe notes say. The notes are written here,
 byte by byte, as sys/sdt.h and usdt's header lay them out (docs/internals.md, "Sections")."""
 
 import struct
@@ -10,8 +10,8 @@ import usdt_testing
 tool_python.use_an_interpreter_with_pyelftools()
 from usdtgen.notes import Kind  # noqa: E402
 from usdtgen.tracer_probe import TracerArgument, TracerProbe  # noqa: E402
-from usdttool import probe_notes  # noqa: E402
-from usdttool.probe_notes import ArgumentSpec, Site  # noqa: E402
+from usdttool.files import probe_notes  # noqa: E402
+from usdttool.files.probe_notes import ArgumentSpec, Site  # noqa: E402
 
 
 def note(owner: str, note_type: int, desc: bytes, alignment: int = 4) -> bytes:

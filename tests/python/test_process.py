@@ -1,4 +1,4 @@
-"""Unit tests of usdttool.process on this very process: the files it maps with probes (an ELF
+"""Unit tests of usdttool.files.process on this very process: the files it maps with probes (an ELF
 file written here, tests/support/written_elf.py, mapped as a loader would map it), the value of
 a semaphore in its memory, and what cannot be read."""
 
@@ -13,7 +13,7 @@ import usdt_testing
 from written_elf import PF_R, PF_W, elf_file, stapsdt_note
 
 tool_python.use_an_interpreter_with_pyelftools()
-from usdttool import process  # noqa: E402
+from usdttool.files import process  # noqa: E402
 from usdttool.errors import ToolError  # noqa: E402
 
 SEMAPHORE = 0x400040        # file offset 0x40: the program header's first bytes, PT_LOAD (1)

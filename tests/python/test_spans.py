@@ -1,4 +1,4 @@
-"""Unit tests of usdttool.spans: what --latency, --span and --histogram name, checked against
+"""Unit tests of usdttool.answers.spans: what --latency, --span and --histogram name, checked against
 the traced probes (as a tracer sees them), and each misuse's message."""
 
 import unittest
@@ -6,7 +6,7 @@ import unittest
 import usdt_testing
 from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerArgument, TracerProbe
-from usdttool import spans
+from usdttool.answers import spans
 from usdttool.errors import ToolError
 
 

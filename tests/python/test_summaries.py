@@ -1,10 +1,10 @@
-"""Unit tests of usdttool.summaries: the maps `usdt trace`'s program prints at each interval and
+"""Unit tests of usdttool.answers.summaries: the maps `usdt trace`'s program prints at each interval and
 at the end, read back from bpftrace's output."""
 
 import unittest
 
 import usdt_testing
-from usdttool import summaries
+from usdttool.answers import summaries
 
 
 class MapReaderTest(unittest.TestCase):

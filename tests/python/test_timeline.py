@@ -1,4 +1,4 @@
-"""Unit tests of usdttool.timeline: hits and spans written as a Chrome JSON trace (--timeline),
+"""Unit tests of usdttool.answers.timeline: hits and spans written as a Chrome JSON trace (--timeline),
 paired by spans.py's rules whatever order the hits come in, and a FILE that is replaced at the
 end or not at all. tests/tool/timeline checks such files in a real trace viewer."""
 
@@ -12,7 +12,8 @@ from pathlib import Path
 import usdt_testing
 from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerArgument, TracerProbe
-from usdttool import hits, spans, timeline
+from usdttool.answers import spans, timeline
+from usdttool.bpftrace import hits
 from usdttool.errors import ToolError
 
 START = TracerProbe("kv", "request__start", (TracerArgument(0, "id", "uint64_t", Kind.INTEGER, 8, False),))

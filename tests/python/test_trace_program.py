@@ -1,4 +1,4 @@
-"""Unit tests of usdttool.trace_program: the probes usdt trace traces, as a tracer sees them
+"""Unit tests of usdttool.bpftrace.program: the probes usdt trace traces, as a tracer sees them
 (from a provider file, the .note.usdt records or the stapsdt notes), chosen by pattern, and the
 plan and program of the trace. tests/tool/test_trace.py runs the command on built programs."""
 
@@ -15,7 +15,9 @@ tool_python.use_an_interpreter_with_pyelftools()
 from usdtgen.errors import GeneratorError  # noqa: E402
 from usdtgen.notes import Kind  # noqa: E402
 from usdtgen.tracer_probe import TracerArgument, TracerProbe  # noqa: E402
-from usdttool import bpftrace_releases, elf, probe_notes, summaries, trace_program  # noqa: E402
+from usdttool.answers import summaries  # noqa: E402
+from usdttool.bpftrace import program, releases  # noqa: E402
+from usdttool.files import elf, probe_notes  # noqa: E402
 from usdttool.errors import ToolError  # noqa: E402
 
 
@@ -42,7 +44,7 @@ def quietly(function, *arguments, **options):
 
 class DescribeTest(unittest.TestCase):
     def test_probes_as_their_notes_describe_them(self):
-        ((module, described),) = trace_program.describe([APP], None)
+        ((module, described),) = program.describe([APP], None)
         self.assertIs(module, APP)
         self.assertEqual([(probe, source) for probe, source in described][:2], [
             (REQUEST.traced, "kv.d"), (TracerProbe("kv", "tick", ()), "the stapsdt notes")])
@@ -50,7 +52,7 @@ class DescribeTest(unittest.TestCase):
     def test_names_bpftrace_cannot_take(self):
         odd = elf.Module("/bin/odd", (noted("kv", "x", ("a b", Kind.INTEGER, 8, False), ("ok", Kind.INTEGER, 8, False)),
                                       noted("kv", "bad-name")))
-        (((_, described),), warnings) = quietly(trace_program.describe, [odd], None)
+        (((_, described),), warnings) = quietly(program.describe, [odd], None)
         ((probe, _),) = described
         self.assertEqual([argument.name for argument in probe.arguments], ["arg0", "ok"])
         self.assertEqual(warnings, "usdt: warning: /bin/odd: the probe 'kv':'bad-name' is left out: bpftrace takes "
@@ -60,7 +62,7 @@ class DescribeTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as directory:
             provider_file = Path(directory, "kv.d")
             provider_file.write_text("provider kv {\n  probe request(uint64_t class, char *k, int d);\n};\n")
-            ((_, described),) = trace_program.describe([APP], str(provider_file))
+            ((_, described),) = program.describe([APP], str(provider_file))
             self.assertEqual(described[0], (TracerProbe("kv", "request", (
                 TracerArgument(0, "class", "uint64_t", Kind.INTEGER, 8, False),
                 TracerArgument(1, "k", "char *", Kind.STRING, 8, False),
@@ -68,44 +70,44 @@ class DescribeTest(unittest.TestCase):
             self.assertEqual(described[1][1], "the stapsdt notes")     # not declared there
             provider_file.write_text("provider kv {\n  probe request(uint32_t id, char *k, int d);\n};\n")
             with self.assertRaises(GeneratorError) as caught:
-                trace_program.describe([APP], str(provider_file))
+                program.describe([APP], str(provider_file))
             self.assertEqual(str(caught.exception), f"{provider_file}:2:9: error: kv:request is declared here with "
                                                      "arguments of (4, 8, -4), but /bin/app's notes say (8, 8, -4)")
 
     def test_a_path_bpftrace_cannot_attach_to(self):
         with self.assertRaises(ToolError) as caught:
-            trace_program.describe([elf.Module("/tmp/a:b", (REQUEST,))], None)
+            program.describe([elf.Module("/tmp/a:b", (REQUEST,))], None)
         self.assertIn("/tmp/a:b: bpftrace cannot attach to a path with a colon", str(caught.exception))
 
 
 class SelectTest(unittest.TestCase):
     def setUp(self):
-        self.described = trace_program.describe([APP], None)
+        self.described = program.describe([APP], None)
 
     def names(self, selected):
         return [f"{probe.provider}:{probe.name}" for _, probes in selected for probe, _ in probes]
 
     def test_patterns_and_providers(self):
-        self.assertEqual(self.names(trace_program.select(self.described, [], "app")),
+        self.assertEqual(self.names(program.select(self.described, [], "app")),
                          ["kv:request", "kv:tick", "libc:setjmp"])
-        self.assertEqual(self.names(trace_program.select(self.described, ["kv:r*"], "app")), ["kv:request"])
-        self.assertEqual(self.names(trace_program.select(self.described, ["libc"], "app", also=["kv:tick"])),
+        self.assertEqual(self.names(program.select(self.described, ["kv:r*"], "app")), ["kv:request"])
+        self.assertEqual(self.names(program.select(self.described, ["libc"], "app", also=["kv:tick"])),
                          ["kv:tick", "libc:setjmp"])
-        self.assertEqual(self.names(trace_program.without_glibc(self.described)), ["kv:request", "kv:tick"])
+        self.assertEqual(self.names(program.without_glibc(self.described)), ["kv:request", "kv:tick"])
 
     def test_a_pattern_that_matches_nothing(self):
         with self.assertRaises(ToolError) as caught:
-            trace_program.select(self.described, ["kv:request", "kv:nope"], "/bin/app")
+            program.select(self.described, ["kv:request", "kv:nope"], "/bin/app")
         self.assertEqual(str(caught.exception), "no probe of /bin/app matches kv:nope; its probes: kv:request kv:tick "
                                                 "libc:*")
-        self.assertEqual(trace_program.select(self.described, ["nope"], "", every_pattern_matches=False), [])
+        self.assertEqual(program.select(self.described, ["nope"], "", every_pattern_matches=False), [])
 
 
 class PlanTest(unittest.TestCase):
     def test_each_probe_numbered_with_its_line_record_and_measures(self):
-        selected = trace_program.select(trace_program.describe([APP], None), ["kv"], "app")
-        measures = trace_program.Measures(lines=True, records=True, count=False)
-        plan = trace_program.plan(selected, "pid == 5", measures, bpftrace_releases.NEWEST_TESTED,
+        selected = program.select(program.describe([APP], None), ["kv"], "app")
+        measures = program.Measures(lines=True, records=True, count=False)
+        plan = program.plan(selected, "pid == 5", measures, releases.NEWEST_TESTED,
                                   first_module=2, first_probe=10)
         self.assertEqual([(probe.traced.number, probe.traced.module, probe.traced.name) for probe in plan.probes],
                          [(10, 2, "kv:request"), (11, 2, "kv:tick")])
@@ -118,14 +120,14 @@ class PlanTest(unittest.TestCase):
         self.assertEqual((plan.maps, plan.epochs), ((), False))
 
     def test_the_program_prints_what_the_generated_scripts_print(self):
-        selected = trace_program.select(trace_program.describe([APP], None), ["kv:request"], "app")
-        plan = trace_program.plan(selected, "", trace_program.Measures(lines=True, records=False, count=False),
-                                  bpftrace_releases.NEWEST_TESTED)
-        program = trace_program.program(plan, "READY", "MARKED")
-        self.assertIn('printf("%llu pid=%d tid=%d kv:request id=%llu key=\\"%s\\" delta=%lld\\n",', program)
-        self.assertIn('usdt:"/bin/app":kv:request /@usdt_on/', program)
-        self.assertIn('printf("READY %lld\\n", nsecs);', program)
-        self.assertIn(summaries.MAPS_START, program)
+        selected = program.select(program.describe([APP], None), ["kv:request"], "app")
+        plan = program.plan(selected, "", program.Measures(lines=True, records=False, count=False),
+                                  releases.NEWEST_TESTED)
+        text = program.program(plan, "READY", "MARKED")
+        self.assertIn('printf("%llu pid=%d tid=%d kv:request id=%llu key=\\"%s\\" delta=%lld\\n",', text)
+        self.assertIn('usdt:"/bin/app":kv:request /@usdt_on/', text)
+        self.assertIn('printf("READY %lld\\n", nsecs);', text)
+        self.assertIn(summaries.MAPS_START, text)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Unit tests of usdttool.unread_strings: a hit line whose string bpftrace read as "" from a
+"""Unit tests of usdttool.bpftrace.unread_strings: a hit line whose string bpftrace read as "" from a
 pointer that is not NULL, printed with the string read by usdt, here from a read-only segment
 of the probed file (tests/support/written_elf.py) after the process is gone."""
 
@@ -13,8 +13,9 @@ from written_elf import PF_R, PF_W, elf_file, stapsdt_note
 tool_python.use_an_interpreter_with_pyelftools()
 from usdtgen.notes import Kind  # noqa: E402
 from usdtgen.tracer_probe import TracerArgument, TracerProbe  # noqa: E402
-from usdttool import elf, unread_strings  # noqa: E402
-from usdttool.unread_strings import MARKER  # noqa: E402
+from usdttool.bpftrace import unread_strings  # noqa: E402
+from usdttool.files import elf  # noqa: E402
+from usdttool.bpftrace.unread_strings import MARKER  # noqa: E402
 
 GONE = 2 ** 22 + 1           # no process has this id: its memory cannot be read
 BIAS = 0x7f0000000000        # where the file is loaded in the process that was traced

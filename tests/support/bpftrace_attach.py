@@ -51,7 +51,7 @@ def string_bytes() -> int:
 def attach_path(path, pid: int) -> str:
     """How a `bpftrace -p PID` program names the file at `path` to attach to it once: from 0.27,
     -p attaches to the path given and again to the process's view of it, /proc/PID/root/PATH
-    (every hit came twice), and once when given that view (as usdttool/bpftrace_releases.py)."""
+    (every hit came twice), and once when given that view (as usdttool/bpftrace/releases.py)."""
     return f"/proc/{pid}/root{path}" if release() >= (0, 27) else str(path)
 
 

@@ -24,7 +24,7 @@ import trace_viewer
 import usdt_testing
 from usdt_testing import require_tracer
 
-from usdttool import hits
+from usdttool.bpftrace import hits
 
 OPTIONS = None
 PROGRAMS: Dict[str, str] = {}
@@ -173,7 +173,7 @@ class LiveTest(TracingTestCase):
     def test_keys_every_cpu_counts_at_once(self):
         # A thread per CPU fires each value at the same moment, each value a bucket no map holds
         # yet, between the probes of a short step: bpftrace 0.20 to 0.23 counted a new key once
-        # where two CPUs counted it at once (bpftrace_releases.Release.loses_a_count_of_a_new_key),
+        # where two CPUs counted it at once (releases.Release.loses_a_count_of_a_new_key),
         # so two threads ending spans of one length together counted one span, with nothing
         # unmatched or in flight, and two threads' first hits of a probe one hit.
         result = usdt("trace", PROGRAMS["spans"], "--latency", "--histogram", "spans:value:v", "--count", "--json",

@@ -31,7 +31,7 @@ class FastElfReadingTest(unittest.TestCase):
     SCRIPT = """
 import sys
 import tempfile
-from usdttool import elf, libraries
+from usdttool.files import elf, libraries
 paths = sys.argv[1:] + [library for path in sys.argv[1:] for library in libraries.shared_libraries(path).paths]
 for path in sorted(set(paths)):
     with open(path, "rb") as file:
@@ -66,7 +66,8 @@ class EarlyHitsTest(unittest.TestCase):
 
     SCRIPT = """
 import io, threading, types
-from usdttool import output, supervisor
+from usdttool.answers import output
+from usdttool.bpftrace import supervisor
 lines = ["Attaching 3 probes...\\n", "90 pid=1 tid=1 p:early\\n", "120 pid=1 tid=1 p:before_ready\\n",
          supervisor.READY_LINE + " 100\\n", "95 pid=1 tid=1 p:late_early\\n", "105 pid=1 tid=1 p:kept\\n",
          "a line of the program\\n"]
@@ -96,7 +97,8 @@ class SeveralTracersTest(unittest.TestCase):
 
     SCRIPT = """
 import types
-from usdttool import hits, output
+from usdttool.answers import output
+from usdttool.bpftrace import hits
 from usdtgen.tracer_probe import TracerProbe
 def probe(number, name):
     return hits.TracedProbe(number, number, TracerProbe("p", name, ()))

@@ -70,7 +70,7 @@ static void *steps(void *unused) {
 }
 
 /* One value in each bucket of a histogram of values from 0 to 2^63 - 1: 0 to 7, then 8 per power
-   of two (usdttool/distribution.py). Each is a key that no map holds yet when every thread
+   of two (usdttool/answers/distribution.py). Each is a key that no map holds yet when every thread
    counts it at once. */
 #define TOGETHER_VALUES (8 + 60 * 8)
 static int64_t together_value(int index) {

@@ -22,9 +22,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from usdtgen.tracer_probe import TracerProbe
 
-from . import hits
-from .errors import ToolError, warn
 from .spans import Span, key_index
+from ..bpftrace import hits
+from ..errors import ToolError, warn
 
 
 # bpftrace reads each CPU's buffer in turn: a hit can come after later ones from other CPUs

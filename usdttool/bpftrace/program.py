@@ -15,10 +15,12 @@ from usdtgen.errors import GeneratorError
 from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerProbe
 
-from . import bpftrace_releases, elf, hits, probe_notes, summaries
-from . import spans as spans_module
-from .bpftrace_releases import Release
-from .errors import ToolError, warn
+from . import hits, releases
+from .releases import Release
+from ..answers import spans as spans_module
+from ..answers import summaries
+from ..errors import ToolError, warn
+from ..files import elf, probe_notes
 
 if TYPE_CHECKING:
     from usdtgen import model
@@ -46,7 +48,7 @@ def describe(modules: Sequence[elf.Module],
     """Each module bpftrace can attach to and its probes as a tracer sees them (tracer_probe.py),
     so that the trace prints exactly what the generated scripts print."""
     declared = _declared_probes(provider_file) if provider_file else {}
-    attachable = [module for module in modules if bpftrace_releases.attachable(attach_path(module))]
+    attachable = [module for module in modules if releases.attachable(attach_path(module))]
     problems = [f"{attach_path(module)}: bpftrace cannot attach to a path with a colon, an asterisk or a "
                 f"control character; trace it through a link (ln -s) with a plain name"
                 for module in modules if module not in attachable]
@@ -220,7 +222,7 @@ class Plan:
     aggregates: Tuple[int, ...]                  # the aggregates' numbers
     stopper: int                                 # the process whose kill(itself, 0) closes the gate
     # A count adds its key with sum(0) before it counts with sum(1): bpftrace 0.20 to 0.23 lose a
-    # count of a key new to the map (bpftrace_releases.Release.loses_a_count_of_a_new_key).
+    # count of a key new to the map (releases.Release.loses_a_count_of_a_new_key).
     adds_count_keys_first: bool
 
     @property

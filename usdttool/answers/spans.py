@@ -15,7 +15,7 @@ from usdtgen import bpftrace_view
 from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerArgument, TracerProbe
 
-from .errors import ToolError
+from ..errors import ToolError
 
 # The suffixes of the probe pairs users name: request__start/request__done,
 # transaction__begin/transaction__end, function__entry/function__return.

@@ -25,7 +25,7 @@ from usdtgen import bpftrace_view
 from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerProbe
 
-from . import elf, probe_notes
+from ..files import elf, probe_notes
 
 MARKER = "usdt-trace-unread"
 
@@ -46,7 +46,7 @@ def _string_size() -> int:
 
 
 class UnreadStrings:
-    """Rewrites the marked lines of the program tracing `selected` (trace_program.select())."""
+    """Rewrites the marked lines of the program tracing `selected` (program.select())."""
 
     def __init__(self, selected: Sequence[Tuple[elf.Module, Sequence[Tuple[TracerProbe, str]]]]):
         self._modules = [(module, _probes(module, probes)) for module, probes in selected]
@@ -55,7 +55,7 @@ class UnreadStrings:
 
     def add(self, selected: Sequence[Tuple[elf.Module, Sequence[Tuple[TracerProbe, str]]]]) -> None:
         """The modules of another program of the same trace, numbered after those it knows
-        (trace_program.plan()'s `first_module`)."""
+        (program.plan()'s `first_module`)."""
         self._modules.extend((module, _probes(module, probes)) for module, probes in selected)
 
     @property

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import AbstractSet, List, Optional, Set, Tuple
 
 from . import elf
-from .errors import ToolError
+from ..errors import ToolError
 
 SEMAPHORE_SIZE = 2   # unsigned short, in sys/sdt.h as in usdt
 

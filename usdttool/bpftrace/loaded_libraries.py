@@ -4,7 +4,7 @@ the process, and makes a program for the new files, which supervisor.py runs in 
 bpftrace. Their probes are traced once that bpftrace has attached, a moment after the dlopen():
 a library named on the command line is traced from its first hit.
 
-The program is planned as the first one (trace_program.plan()), its modules and probes numbered
+The program is planned as the first one (program.plan()), its modules and probes numbered
 after the first's, and keeps to the process by its pid predicate, which every bpftrace release
 honours. Summaries (--latency, --count...) are counted by the first bpftrace alone: a library
 loaded later is left out of them, with a warning that says how to include it.
@@ -15,9 +15,10 @@ from typing import List, Optional, Sequence, Set
 
 from usdtgen.errors import GeneratorError
 
-from . import elf, process, supervisor, trace_program, unread_strings
-from .bpftrace_releases import Release
-from .errors import ToolError, warn
+from . import program, supervisor, unread_strings
+from .releases import Release
+from ..errors import ToolError, warn
+from ..files import elf, process
 
 
 class LoadedLibraries:
@@ -25,7 +26,7 @@ class LoadedLibraries:
     a thread, program() in the main thread."""
 
     def __init__(self, running: process.Process, traced: Sequence[elf.Module], patterns: Sequence[str],
-                 provider_file: Optional[str], measures: Optional[trace_program.Measures], release: Release,
+                 provider_file: Optional[str], measures: Optional[program.Measures], release: Release,
                  unread: unread_strings.UnreadStrings, probe_count: int):
         """`measures`: what the programs count and print; None when there are summaries, which
         the first program alone counts. `probe_count`: the first program's probes."""
@@ -76,13 +77,13 @@ class LoadedLibraries:
         self.traced.update(process.file_identity(process_module.module.path) for process_module in new)
         paths = ", ".join(process_module.module.path for process_module in new)
         try:
-            described = trace_program.describe([process_module.module for process_module in new],
+            described = program.describe([process_module.module for process_module in new],
                                                self.provider_file)
             if not self.patterns:
-                described = trace_program.without_glibc(described)
-            selected = trace_program.select(described, self.patterns, "", every_pattern_matches=False)
+                described = program.without_glibc(described)
+            selected = program.select(described, self.patterns, "", every_pattern_matches=False)
             if selected:
-                selected = trace_program.leave_out_unreadable(selected)
+                selected = program.leave_out_unreadable(selected)
         except (ToolError, GeneratorError) as error:
             # Tracing goes on without them: the other files' probes are still traced.
             warn(f"{error}; the probes of {paths}, loaded by process {self.pid} since usdt started, are left out")
@@ -97,7 +98,7 @@ class LoadedLibraries:
                      f"traced from the start alone; to include it, name it: usdt trace -p {self.pid} {files}")
             return None
         predicate = f"pid == {self.pid}"
-        plan = trace_program.plan(selected, predicate, self.measures, self.release,
+        plan = program.plan(selected, predicate, self.measures, self.release,
                                   first_module=self.unread.module_count, first_probe=self.probe_count)
         self.unread.add(selected)
         self.probe_count += len(plan.probes)
@@ -106,7 +107,7 @@ class LoadedLibraries:
         count = sum(len(probes) for _, probes in selected)
         sources = sorted({source for _, probes in selected for _, source in probes})
         return supervisor.Program(
-            trace_program.program(plan, supervisor.READY_LINE, unread_strings.MARKER), False,
+            program.program(plan, supervisor.READY_LINE, unread_strings.MARKER), False,
             f"usdt: tracing {count} more probe{'s' if count != 1 else ''} of process {self.pid}, in "
             f"{', '.join(module.path for module, _ in selected)}, loaded since "
             f"(names and types from {', '.join(sources)})",

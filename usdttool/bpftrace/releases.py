@@ -1,17 +1,21 @@
-"""What differs between the bpftrace releases `usdt trace` runs, chosen by `bpftrace --version`:
-the oldest it supports, how an attach point's path is quoted, which releases lose a count, and
-which of bpftrace's own lines say nothing to a user of `usdt trace`. Tested with 0.17 (Debian
-12), 0.23 (Debian 13) and 0.27 (Debian unstable: libbpf, not bcc, reads the arguments);
-tests/tool's tool.bpftrace_releases runs the tool tests with each. Workarounds for 0.17 alone
-are in bpftrace017.py.
+"""What differs between the bpftrace releases `usdt trace` runs, all in this one module: by
+version (Release, chosen by `bpftrace --version`), the oldest supported, how an attach point's
+path is quoted, which releases lose a count, and which of bpftrace's own lines say nothing to a
+user of `usdt trace`; and, in the last part, the workarounds for 0.17 (Debian 12) alone, each
+with its reason: when 0.17 goes, delete that part and make its callers do the plain thing (each
+caller says what that is). Tested with 0.17, 0.23 (Debian 13) and 0.27 (Debian unstable:
+libbpf, not bcc, reads the arguments); tests/tool's tool.bpftrace_releases runs the tool tests
+with each.
 """
 
+import os
 import re
 import subprocess
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
-from .errors import ToolError
+from ..errors import ToolError
+from ..files import elf
 
 MINIMUM = (0, 17)
 
@@ -73,7 +77,7 @@ class Release:
         """Whether bpftrace -p keeps every probe to the process, tracepoints too (0.27), so
         that the program's gate never hears usdt's kill (trace.bt.j2): such a release traces
         a process by its files' paths and a predicate on its pid, as 0.17 must for a probe in
-        two files (bpftrace017.needs_pid_predicate). 0.23 keeps only uprobes to it."""
+        two files (needs_pid_predicate, below). 0.23 keeps only uprobes to it."""
         return self.version >= (0, 27)
 
 
@@ -122,3 +126,48 @@ def is_noise(message: str) -> bool:
 
 
 _LOST = re.compile(r"Lost \d+ events|WARNING: Total lost event count: \d+")
+
+
+# Workarounds for bpftrace 0.17 alone.
+
+# With -p, bpftrace 0.17 reads a process's probes through bcc's USDT context for the whole
+# process, which merges the sites of one provider:probe from every file into one probe; it then
+# attaches each merged site's address to the path in the attach point. With one provider:probe
+# in two files (a static library linked into two shared libraries), the sites of one file land
+# in the other, mid-instruction: garbage values, "couldn't get argument 0", SIGSEGV in the
+# traced process. For such a process usdt attaches by path without -p (bcc then reads the one
+# file) and keeps the hits of the process with a predicate on its pid.
+def needs_pid_predicate(modules: Sequence[elf.Module]) -> bool:
+    """Whether some provider:probe has sites in more than one of the process's files."""
+    seen: Dict[Tuple[str, str], str] = {}
+    for module in modules:
+        for probe in module.probes:
+            other = seen.setdefault((probe.provider, probe.name), module.path)
+            if other != module.path:
+                return True
+    return False
+
+
+# bpftrace 0.17's -p attaches only to files the process maps already ("Error finding location for
+# probe"): where a file named has not been loaded yet (a library the process will dlopen()), usdt
+# attaches by path without -p, and keeps to the process with a predicate on its pid.
+def pid_option_attaches(modules: Sequence[elf.Module], unmapped: Sequence[elf.Module]) -> bool:
+    """Whether `bpftrace -p` traces `modules` of a process, `unmapped` among them, as it should."""
+    return not unmapped and not needs_pid_predicate(modules)
+
+
+# bpftrace 0.17 refuses anyone but root, whatever their capabilities.
+def check_privileges() -> None:
+    if os.geteuid() != 0:
+        raise ToolError("usdt trace needs root to attach uprobes with bpftrace: run it with sudo; "
+                        "`usdt list` needs no root")
+
+
+# On SIGINT, bpftrace 0.17 does not print the events still in its buffers, and a traced
+# process's last hits may still be there when it ends, so usdt stops it only once its output
+# has been quiet this long after the traced process or command ended (else: at once).
+QUIET_BEFORE_STOPPING = 0.3
+
+# bpftrace 0.17 now and then misses a SIGINT, so it gets another this often until it exits
+# (else: one SIGINT).
+SIGINT_INTERVAL = 1.0

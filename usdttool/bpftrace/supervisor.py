@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from . import bpftrace017, bpftrace_releases
-from .errors import ToolError, warn
+from . import releases
+from ..errors import ToolError, warn
 
 # Printed by the program's BEGIN probe, which bpftrace runs once every probe is attached, with
 # the time (nsecs) it ran.
@@ -171,7 +171,7 @@ class _Output:
     bpftrace: the main thread waits on it, where Ctrl-C interrupts it, and can tell when the
     output has gone quiet."""
 
-    QUIET = bpftrace017.QUIET_BEFORE_STOPPING
+    QUIET = releases.QUIET_BEFORE_STOPPING
     # How long the wait for quiet may last when other processes keep firing the probes.
     MAX_STOP_DELAY = 2.0
 
@@ -237,7 +237,7 @@ class _Output:
             held, tracer.held = tracer.held, []
             for held_item in held:
                 self.output.emit(held_item, tracer.attached_at, tracer.number)
-        elif item and not (isinstance(item, str) and bpftrace_releases.is_noise(item)):
+        elif item and not (isinstance(item, str) and releases.is_noise(item)):
             tracer.held.append(item)
 
     def _ended(self, tracer: _Tracer) -> None:
@@ -273,7 +273,7 @@ class _Stopper:
     """Stops bpftrace: on SIGINT it prints what it has read and exits; it gets another SIGINT
     each INTERVAL until it has, and SIGKILL when _STOP_TIMEOUT has passed."""
 
-    INTERVAL = bpftrace017.SIGINT_INTERVAL
+    INTERVAL = releases.SIGINT_INTERVAL
 
     def __init__(self, tracer: subprocess.Popen):
         self.tracer = tracer
@@ -346,6 +346,6 @@ def _start_thread(function, *arguments) -> threading.Thread:
 def _copy_messages(messages) -> None:
     """bpftrace's messages, but for those that say nothing to a user of usdt trace."""
     for line in messages:
-        if not bpftrace_releases.is_noise(line):
+        if not releases.is_noise(line):
             sys.stderr.write(line)
             sys.stderr.flush()

@@ -3,7 +3,7 @@ they come (text), their records as JSON Lines or into the timeline, the maps as 
 and an account of the hits lost on the way.
 
 Several bpftraces may run (supervisor.py: one more for the libraries a process loads while
-traced), their probes numbered as one (trace_program.plan()). Each one's lines come in order,
+traced), their probes numbered as one (program.plan()). Each one's lines come in order,
 but interleaved with the others': each has its own reader of records and of map printings,
 which span lines. The lost hits are those of every bpftrace's final counts; the summaries are
 the first one's alone.
@@ -20,9 +20,10 @@ import sys
 import time
 from typing import Dict, List, Optional, Sequence
 
-from . import hits, summaries, unread_strings
-from .errors import warn
+from . import summaries
 from .timeline import Timeline
+from ..bpftrace import hits, unread_strings
+from ..errors import warn
 
 # bpftrace's line when the kernel dropped events (0.17 and later).
 _LOST_LINE = re.compile(r"Lost (\d+) events")

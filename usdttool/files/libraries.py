@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from . import elf
-from .errors import ToolError
+from ..errors import ToolError
 
 DEFAULT_DIRECTORIES = ("/lib", "/usr/lib", "/lib64", "/usr/lib64")
 # Debian and Ubuntu's glibc searches its multiarch directories by default, cache or not.

@@ -18,8 +18,8 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 import elftools
 
 from . import probe_notes
-from .errors import ToolError
 from .probe_notes import Probe
+from ..errors import ToolError
 
 
 class NotELFError(ToolError):

@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import distribution, hits
+from . import distribution
 from .distribution import Distribution
+from ..bpftrace import hits
 
 MAPS_START = "usdt-maps"
 MAPS_END = "usdt-maps-end"
