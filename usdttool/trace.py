@@ -22,6 +22,7 @@ import argparse
 import dataclasses
 import os
 import sys
+from pathlib import Path
 from typing import List, Sequence
 
 from .answers import spans, summaries, timeline
@@ -68,12 +69,23 @@ def add_arguments(parser) -> None:
                          help="print the summaries every SECONDS too, each of that interval alone")
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true",
-                        help="one JSON object per line: per hit, or per summary (docs/tracing.md has the schema)")
+                        help=f"one JSON object per line: per hit, or per summary (the schema: {_tracing_docs()}, "
+                             f"\"JSON Lines\")")
     output.add_argument("--timeline", metavar="FILE",
                         help="write the hits and spans to FILE as a Chrome JSON trace, which "
                              "https://ui.perfetto.dev opens, instead of printing each hit")
     parser.epilog = ("After `--`, a command to run while tracing: tracing ends when it exits, "
                      "and usdt exits with its status.")
+
+
+def _tracing_docs() -> str:
+    """Where docs/tracing.md is for this usdt: in its source tree, or where the Debian package
+    puts it (share/usdt/usdttool/ beside share/doc/usdt/docs/)."""
+    here = Path(__file__).resolve().parent
+    for path in (here.parent / "docs" / "tracing.md", here.parents[1] / "doc" / "usdt" / "docs" / "tracing.md"):
+        if path.is_file():
+            return str(path)
+    return "docs/tracing.md in usdt's source"
 
 
 def run(args) -> int:
