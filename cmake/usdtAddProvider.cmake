@@ -51,6 +51,8 @@ check and Python it runs: docs/cmake.md, "usdt_add_provider".
   configure error. The preprocessor runs over a ``.d`` file that uses ``#include``,
   ``#define`` or ``#if``, and over every file of the call when a ``-D`` or ``-U`` is given,
   as ``dtrace -C`` does. Relative ``-I`` paths are relative to the current source directory.
+  A file without directives is read as systemtap's ``dtrace`` reads it without ``-C``: a
+  ``#`` line such as ``# file: src/x.c`` is a comment (docs/provider-files.md, "Comments").
 
 ``TRACER_SCRIPTS``
   Also generate, next to each ``<name>.h``, scripts that print every probe of the file

@@ -29,9 +29,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         # A -D or -U means something only to the preprocessor, so it runs even over a file
         # without directives, as `dtrace -C` does: else `-Dreq_id_t=uint64_t` would be ignored.
         defines = any(option.startswith(("-D", "-U")) for option in arguments.cpp_options)
+        preprocessing = pipeline.Preprocessing.ALWAYS if defines else pipeline.Preprocessing.WHEN_DIRECTIVES
         try:
             texts = pipeline.generate(arguments.input, arguments.cc or ["cc"], cpp_options, not arguments.no_semaphores,
-                                      always_preprocess=defines, kinds=tuple(outputs)).outputs
+                                      preprocessing=preprocessing, kinds=tuple(outputs)).outputs
         except errors.FAILURES as failure:
             _remove(removed_on_error)
             errors.report(failure)

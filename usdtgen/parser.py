@@ -87,9 +87,10 @@ class FileSyntax:
     end: SourceLocation
 
 
-def parse(text: str, path: str) -> FileSyntax:
-    """Parses provider-file text. Raises GeneratorError at the first syntax error."""
-    return parse_tokens(tokenize(text, path))
+def parse(text: str, path: str, preprocessed: bool = False) -> FileSyntax:
+    """Parses provider-file text (the preprocessor's output if `preprocessed`). Raises
+    GeneratorError at the first syntax error."""
+    return parse_tokens(tokenize(text, path, preprocessed))
 
 
 def parse_tokens(tokens: Iterator[Token]) -> FileSyntax:

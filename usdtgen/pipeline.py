@@ -4,6 +4,7 @@ the checked model, render the outputs. What goes wrong is raised as one of error
 which the entry points report with errors.report().
 """
 
+import enum
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,13 @@ from . import lexer, model, parser, preprocess, render
 from .errors import GeneratorError, SourceLocation
 
 
+class Preprocessing(enum.Enum):
+    """When the C preprocessor runs over the provider file."""
+    WHEN_DIRECTIVES = "when the file has a directive"   # usdt_add_provider, python3 -m usdtgen
+    ALWAYS = "always"                                    # dtrace -C, or -D and -U options to reach the file
+    NEVER = "never"                                      # usdt-dtrace without -C, as systemtap's dtrace
+
+
 @dataclass(frozen=True)
 class Generated:
     model: model.ProviderFile
@@ -20,28 +28,30 @@ class Generated:
 
 
 def generate(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
-             always_preprocess: bool = False, kinds: Iterable[str] = tuple(render.TEMPLATES),
+             preprocessing: Preprocessing = Preprocessing.WHEN_DIRECTIVES, kinds: Iterable[str] = tuple(render.TEMPLATES),
              providers_required: bool = True) -> Generated:
     """The model of the provider file at `path` and its rendered outputs of `kinds`. Raises one
     of errors.FAILURES. The other parameters are build_model()'s."""
-    provider_file = build_model(path, compiler, cpp_options, semaphores, always_preprocess, providers_required)
+    provider_file = build_model(path, compiler, cpp_options, semaphores, preprocessing, providers_required)
     return Generated(provider_file, render.render(provider_file, kinds))
 
 
 def build_model(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
-                always_preprocess: bool = False, providers_required: bool = True) -> model.ProviderFile:
+                preprocessing: Preprocessing = Preprocessing.WHEN_DIRECTIVES,
+                providers_required: bool = True) -> model.ProviderFile:
     """The checked model of the provider file at `path`. Raises one of errors.FAILURES.
 
     `compiler`: the command, in words, that preprocesses a file with directives.
     `semaphores`: whether probes that no `#pragma usdt` names get a semaphore.
-    `always_preprocess`: run the preprocessor even over a file without directives, as
-    `dtrace -C` does, so that `-D` macros reach it.
+    `preprocessing`: when the preprocessor runs. A file it does not run over is read as
+    systemtap's dtrace without -C reads it: a `#` starts a comment to the end of its line.
     `providers_required`: a file that declares no provider is an error (model.build()).
     """
     text = _read_source(path)
-    if always_preprocess or preprocess.needs_preprocessor(text):
+    if preprocessing is Preprocessing.ALWAYS or (preprocessing is Preprocessing.WHEN_DIRECTIVES
+                                                 and preprocess.needs_preprocessor(text)):
         preprocessed = preprocess.preprocess(path, compiler, cpp_options)
-        tokens = preprocess.restore_columns(lexer.tokenize(preprocessed, path))
+        tokens = preprocess.restore_columns(lexer.tokenize(preprocessed, path, preprocessed=True))
     else:
         tokens = lexer.tokenize(text, path)
     syntax = parser.parse_tokens(tokens)
