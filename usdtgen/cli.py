@@ -1,7 +1,8 @@
 """Command line: `python3 -m usdtgen [options] FILE.d`; prints nothing on success.
 
 On any problem in the input it prints `file:line:col: error: ...`, exits 1 and removes the
-outputs, so a build never goes on with a stale or half-written header.
+outputs that are regular files (files.remove_stale), so a build never goes on with a stale or
+half-written header; a FIFO or `/dev/null` given as an output stays.
 """
 
 import argparse
@@ -34,7 +35,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             texts = pipeline.generate(arguments.input, arguments.cc or ["cc"], cpp_options, not arguments.no_semaphores,
                                       preprocessing=preprocessing, kinds=tuple(outputs)).outputs
         except errors.FAILURES as failure:
-            _remove(removed_on_error)
+            for path in removed_on_error.values():
+                files.remove_stale(path)
             errors.report(failure)
             return 1
         writes = [(path, texts[kind]) for kind, path in outputs.items()]
@@ -111,11 +113,3 @@ def _argument_parser() -> argparse.ArgumentParser:
 class _PreprocessorOption(argparse.Action):
     def __call__(self, cli, namespace, value, option_string=None):
         getattr(namespace, self.dest).append(option_string + value)
-
-
-def _remove(outputs: Dict[str, Path]) -> None:
-    for path in outputs.values():
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass

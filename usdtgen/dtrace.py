@@ -18,7 +18,6 @@ exit 2; errors in the provider file print `file:line:col: error: ...` and exit 1
 no output file is left behind.
 """
 
-import contextlib
 import os
 import re
 import shlex
@@ -233,10 +232,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     else:
         return 0
     # A stale output from an earlier run must not let the build go on either.
-    # Not /dev/null, /dev/stdout or a FIFO, which systemtap's dtrace leaves too.
-    with contextlib.suppress(OSError):
-        if not output.is_dir() and not files.written_in_place(output):
-            output.unlink()
+    files.remove_stale(output)
     return 1
 
 

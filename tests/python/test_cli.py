@@ -12,6 +12,7 @@ the entry point, and byte-identical output across runs, which needs a new hash s
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -407,6 +408,24 @@ class DepfileAndStampTest(CliTestCase):
         result = self.usdtgen("probes.d", "--header", "probes.h", "--depfile", "probes.deps")
         self.assertEqual(result.returncode, 1)
         self.assertFalse((self.directory / "probes.deps").exists())
+
+    def test_an_error_leaves_outputs_that_are_not_regular_files(self):
+        # As usdt-dtrace (files.remove_stale): a FIFO, /dev/null and a link the user made stay;
+        # /dev/null through a link here, never the machine's own, which as root the command
+        # removed. (Its own regular files go: assertFailedWith's stale outputs.)
+        self.write("probes.d", PROVIDERS.replace("int status", "float status"))
+        fifo = self.directory / "fifo"
+        os.mkfifo(fifo)
+        (self.directory / "null").symlink_to("/dev/null")
+        self.write("target.h", "the user's\n")
+        (self.directory / "link.bt").symlink_to("target.h")
+        result = self.usdtgen("probes.d", "--header", "fifo", "--bpftrace", "link.bt", "--perf", "null",
+                              "--depfile", "null")
+        self.assertEqual((result.returncode, result.stdout), (1, ""))
+        self.assertRegex(result.stderr, r"^probes\.d:3:16: error: argument type 'float'")
+        self.assertTrue(stat.S_ISFIFO(fifo.lstat().st_mode))
+        self.assertTrue((self.directory / "null").is_symlink())
+        self.assertEqual((self.directory / "link.bt").read_text(), "the user's\n")
 
 
 if __name__ == "__main__":
