@@ -118,14 +118,20 @@ class _Parser:
 
     def _declaration(self) -> List[Token]:
         """A C declaration or a clause around the providers (systemtap's dtrace skips them
-        too): its tokens."""
+        too): its tokens. A declaration whose ';' is missing ends where the next one, or a
+        provider, starts: that is where the error says the ';' is expected."""
         start = self._current
         tokens: List[Token] = []
         depth = 0
         clause = False   # ends at its closing brace rather than at a ';'
         while depth or not (clause or self._at(";")):
             if self._current.kind == END:
-                raise self._error(f"expected ';' to end the declaration at {start.location}, found end of file")
+                raise _missing_semicolon(start, tokens, self._current)
+            if not depth and tokens and _starts_a_declaration(self._current, tokens[-1]):
+                raise _missing_semicolon(start, tokens, self._current)
+            provider = _provider_block_at(tokens) if not depth and self._at("{") else 0
+            if provider:
+                raise _missing_semicolon(start, tokens[:provider], tokens[provider])
             if self._current.text in ("{", "(", "["):
                 clause = clause or (not depth and self._current.text == "{" and _opens_a_clause(tokens))
                 depth += 1
@@ -262,6 +268,32 @@ def _opens_a_clause(tokens: List[Token]) -> bool:
     a struct, union or enum (`struct s {...} x;`), nor an initializer (`= {...};`)."""
     return not (tokens and tokens[-1].text == "=") and not any(
         token.kind == IDENTIFIER and token.text in TAG_KEYWORDS for token in tokens)
+
+
+def _missing_semicolon(start: Token, tokens: List[Token], found: Token) -> GeneratorError:
+    """The error for a declaration from `start` whose `tokens` no ';' ends before `found`,
+    just after its last token, as compilers place it."""
+    last = tokens[-1]
+    after = dataclasses.replace(last.location, column=last.location.column + len(last.text))
+    return GeneratorError(after, f"expected ';' to end the declaration at {start.location}, found {found.describe()}")
+
+
+def _starts_a_declaration(token: Token, previous: Token) -> bool:
+    """Whether `token`, outside brackets in a declaration, can only start another one: a
+    `typedef`, or a struct, union or enum keyword right after a body's `}`."""
+    return token.kind == IDENTIFIER and (token.text == "typedef" or (token.text in TAG_KEYWORDS
+                                                                      and previous.text == "}"))
+
+
+def _provider_block_at(tokens: List[Token]) -> int:
+    """Where in `tokens`, which a '{' outside brackets follows, `provider NAME` or `provider`
+    starts a provider block (not `struct provider {`); 0 if nowhere (never its first token,
+    which parse_file() takes for a provider itself)."""
+    for index in (len(tokens) - 2, len(tokens) - 1):
+        if (index > 0 and tokens[index].kind == IDENTIFIER and tokens[index].text == "provider"
+                and tokens[index - 1].text not in TAG_KEYWORDS):
+            return index
+    return 0
 
 
 def _looks_like_a_provider(tokens: List[Token]) -> bool:

@@ -246,15 +246,45 @@ class DeclarationTest(unittest.TestCase):
         self.assertEqual(str(caught.exception), expected)
 
     def test_struct_body_without_a_semicolon(self):
+        # The ';' is expected right after the declaration's last token, as compilers say.
         self.assertSyntaxError("struct s { int a; }\n",
-                               "t.d:2:1: error: expected ';' to end the declaration at t.d:1:1, found end of file")
+                               "t.d:1:20: error: expected ';' to end the declaration at t.d:1:1, found end of file")
+
+    def test_a_declaration_without_its_semicolon_before_a_provider(self):
+        # Not "unknown type 'txid_t'" nor "expected 'provider', found 'typedef'" elsewhere.
+        for text, expected in (
+                ("typedef unsigned int txid_t\nprovider p { probe a(txid_t x); };",
+                 "t.d:1:28: error: expected ';' to end the declaration at t.d:1:1, found 'provider'"),
+                ("/* c */ typedef struct conn {\n  int fd;\n} conn_t\n\nprovider p { probe a(conn_t *c); };",
+                 "t.d:3:9: error: expected ';' to end the declaration at t.d:1:9, found 'provider'"),
+                ("struct s { int a; }\nprovider p { probe a(); };",
+                 "t.d:1:20: error: expected ';' to end the declaration at t.d:1:1, found 'provider'"),
+                ("enum e { A, B }\n  provider {",
+                 "t.d:1:16: error: expected ';' to end the declaration at t.d:1:1, found 'provider'")):
+            with self.subTest(text=text):
+                self.assertSyntaxError(text, expected)
+
+    def test_a_declaration_without_its_semicolon_before_another(self):
+        for text, expected in (
+                ("typedef unsigned int a_t\ntypedef int b_t;\nprovider p { probe a(a_t x); };",
+                 "t.d:1:25: error: expected ';' to end the declaration at t.d:1:1, found 'typedef'"),
+                ("struct a { int x; }\nstruct b { int y; };",
+                 "t.d:1:20: error: expected ';' to end the declaration at t.d:1:1, found 'struct'"),
+                ("provider p { probe a(); };\nint n\ntypedef int b_t;",
+                 "t.d:2:6: error: expected ';' to end the declaration at t.d:2:1, found 'typedef'")):
+            with self.subTest(text=text):
+                self.assertSyntaxError(text, expected)
+
+    def test_provider_as_a_struct_tag_is_no_provider(self):
+        syntax = parse("struct provider { int a; };\nstruct provider *current;\nprovider p { probe x(); };", "t.d")
+        self.assertEqual([provider.name for provider in syntax.providers], ["p"])
 
     def test_misspelt_provider_without_a_semicolon_is_not_a_clause(self):
         self.assertSyntaxError("provder p {\n  probe x();\n}", "t.d:1:1: error: expected 'provider', found 'provder'")
 
     def test_unterminated_declaration(self):
         self.assertSyntaxError("provider p { probe x(); };\nint after(void)\n",
-                               "t.d:3:1: error: expected ';' to end the declaration at t.d:2:1, found end of file")
+                               "t.d:2:16: error: expected ';' to end the declaration at t.d:2:1, found end of file")
 
     def test_unbalanced_bracket(self):
         self.assertSyntaxError("int x);", "t.d:1:6: error: unbalanced ')'")
