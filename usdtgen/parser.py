@@ -6,12 +6,13 @@ Grammar (the DTrace subset that stapsdt can express):
     clause    := tokens '{' ... '}'   -- braces that open no struct, union, enum or initializer:
                  a D program clause (`BEGIN{}`, which configure scripts run `dtrace -G` on to
                  test for it) or a function definition; skipped
-    provider  := 'provider' IDENT '{' probe* '}' ';'
-    probe     := 'probe' IDENT '(' params ')' [ ':' '(' params ')' ] ';'
+    provider  := 'provider' IDENT '{' probe* '}' [ ';' ]
+    probe     := 'probe' IDENT '(' params ')' [ ':' '(' params ')' ] ( ';' | before 'probe' or '}' )
     params    := [ 'void' | param ( ',' param )* ]
     param     := IDENT+ ( '*' | IDENT )*      -- type words and stars, then an optional name
 The optional second parameter list is DTrace's translated-argument list; the first one
-decides the note, as in systemtap's dtrace.
+decides the note, as in systemtap's dtrace. Its grammar also makes the ';' after a probe and
+after a provider's '}' optional (`Optional(semi)`), which changes no meaning: so here.
 
 `#pragma usdt` lines may stand anywhere, one per line:
     pragma    := '#pragma usdt' SETTING target+
@@ -103,6 +104,7 @@ class _Parser:
         self._tokens = tokens
         self._pragmas: List[PragmaSyntax] = []
         self._current = self._next_token()
+        self._previous = self._current   # the token before the current one
 
     def parse_file(self) -> FileSyntax:
         providers = []
@@ -154,7 +156,8 @@ class _Parser:
         while not self._at("}"):
             probes.append(self._probe())
         self._advance()
-        self._expect(";", "after the provider's closing '}'")
+        if self._at(";"):
+            self._advance()
         return ProviderSyntax(name.text, tuple(probes), name.location)
 
     def _probe(self) -> ProbeSyntax:
@@ -164,7 +167,11 @@ class _Parser:
         if self._at(":"):
             self._advance()
             self._parameter_list()
-        self._expect(";", "after the probe declaration")
+        if self._at(";"):
+            self._advance()
+        elif not (self._at_word("probe") or self._at("}")):
+            raise GeneratorError(_just_after(self._previous),
+                                 f"expected ';' after the probe declaration, found {self._current.describe()}")
         return ProbeSyntax(name.text, parameters, name.location)
 
     def _parameter_list(self) -> Tuple[ParameterSyntax, ...]:
@@ -221,7 +228,7 @@ class _Parser:
         return token
 
     def _advance(self) -> Token:
-        token = self._current
+        token = self._previous = self._current
         self._current = self._next_token()
         return token
 
@@ -271,11 +278,14 @@ def _opens_a_clause(tokens: List[Token]) -> bool:
 
 
 def _missing_semicolon(start: Token, tokens: List[Token], found: Token) -> GeneratorError:
-    """The error for a declaration from `start` whose `tokens` no ';' ends before `found`,
-    just after its last token, as compilers place it."""
-    last = tokens[-1]
-    after = dataclasses.replace(last.location, column=last.location.column + len(last.text))
-    return GeneratorError(after, f"expected ';' to end the declaration at {start.location}, found {found.describe()}")
+    """The error for a declaration from `start` whose `tokens` no ';' ends before `found`."""
+    return GeneratorError(_just_after(tokens[-1]),
+                          f"expected ';' to end the declaration at {start.location}, found {found.describe()}")
+
+
+def _just_after(token: Token) -> SourceLocation:
+    """Where a missing ';' after `token` is reported, as compilers place it: right after it."""
+    return dataclasses.replace(token.location, column=token.location.column + len(token.text))
 
 
 def _starts_a_declaration(token: Token, previous: Token) -> bool:

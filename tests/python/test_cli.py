@@ -313,9 +313,9 @@ class InputErrorTest(CliTestCase):
         self.assertFailedWith("probes.d:6:3: error: unterminated comment\n")
 
     def test_syntax_error(self):
-        self.write("probes.d", "provider myapp {\n    probe start(int a)\n    probe stop();\n};\n")
-        self.assertFailedWith("probes.d:3:5: error: expected ';' after the probe declaration, "
-                              "found 'probe'\n", command_line=True)
+        self.write("probes.d", "provider myapp {\n    probe start(int a)\n    int stop;\n};\n")
+        self.assertFailedWith("probes.d:2:23: error: expected ';' after the probe declaration, "
+                              "found 'int'\n", command_line=True)
 
     def test_type_error(self):
         self.write("probes.d", "provider myapp {\n    probe start(struct request r);\n};\n")

@@ -75,6 +75,14 @@ class ParseTest(unittest.TestCase):
                          [("b", ["one"]), ("a", ["two", "three"])])
         self.assertEqual(str(syntax.providers[1].probes[1].location), "t.d:2:33")
 
+    def test_semicolons_after_probes_and_providers_may_be_left_out(self):
+        # As systemtap's dtrace reads them (`Optional(semi)` in its grammar).
+        syntax = parse("provider p {\n  probe x(int a)\n  probe y() : (int b)\n  probe z()\n}\n"
+                       "provider q { probe w(); }\ntypedef int n_t;\nprovider r { probe v(n_t n) }", "t.d")
+        self.assertEqual([(provider.name, [probe.name for probe in provider.probes]) for provider in syntax.providers],
+                         [("p", ["x", "y", "z"]), ("q", ["w"]), ("r", ["v"])])
+        self.assertEqual([typedef.name for typedef in syntax.typedefs], ["n_t"])
+
     def test_no_whitespace_needed_around_punctuation(self):
         (provider,) = parse("provider p{probe x(int,int*y):(int);};", "t.d").providers
         self.assertEqual(parameters(provider.probes[0]), [(("int",), None), (("int", "*"), "y")])
@@ -146,8 +154,11 @@ class SyntaxErrorTest(unittest.TestCase):
                                "t.d:2:11: error: expected '(', found 'int'")
 
     def test_missing_semicolon_after_probe(self):
-        self.assertSyntaxError("provider p {\n  probe x()\n};",
-                               "t.d:3:1: error: expected ';' after the probe declaration, found '}'")
+        # Before anything but another probe or the provider's '}', right after the ')'.
+        self.assertSyntaxError("provider p {\n  probe x(int a)\n  int b;\n};",
+                               "t.d:2:17: error: expected ';' after the probe declaration, found 'int'")
+        self.assertSyntaxError("provider p {\n  probe x(int a) : (int b)  struct\n};",
+                               "t.d:2:27: error: expected ';' after the probe declaration, found 'struct'")
 
     def test_semicolon_between_parameters(self):
         self.assertSyntaxError("provider p {\n  probe x(int a; int b);\n};",
@@ -169,15 +180,6 @@ class SyntaxErrorTest(unittest.TestCase):
         self.assertSyntaxError("provider p {\n  probe x();\n",
                                "t.d:3:1: error: expected 'probe' or '}', found end of file")
 
-    def test_missing_semicolon_after_provider(self):
-        self.assertSyntaxError("provider p {\n  probe x();\n}\nprovider q { probe y(); };\n",
-                               "t.d:4:1: error: expected ';' after the provider's closing '}', "
-                               "found 'provider'")
-
-    def test_missing_semicolon_after_last_provider(self):
-        self.assertSyntaxError("provider p {\n  probe x();\n}",
-                               "t.d:3:2: error: expected ';' after the provider's closing '}', "
-                               "found end of file")
 
     def test_identifier_starting_with_a_digit(self):
         self.assertSyntaxError("provider p {\n  probe 9abc();\n",
@@ -297,8 +299,8 @@ class DeclarationTest(unittest.TestCase):
                                "t.d:2:24: error: expected ',' or ')' after a parameter, found ';'")
 
     def test_error_location_follows_line_markers(self):
-        self.assertSyntaxError('# 30 "orig.d"\nprovider p {\n  probe x()\n};',
-                               "orig.d:32:1: error: expected ';' after the probe declaration, found '}'",
+        self.assertSyntaxError('# 30 "orig.d"\nprovider p {\n  probe x() y;\n};',
+                               "orig.d:31:12: error: expected ';' after the probe declaration, found 'y'",
                                preprocessed=True)
 
 

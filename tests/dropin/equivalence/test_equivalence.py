@@ -89,6 +89,7 @@ EXPECTED = {
     "comments": {
         "virt:object_new": "8 8",
         "virt:object_ref": "8",
+        "virt:object_unref": "8",
         "virt:rpc_server_client_msg_tx_queue": "8 -4 -4 -4 -4 -4 -4 -4",
     },
 }

@@ -10,6 +10,7 @@ int main(void) {
 
     VIRT_OBJECT_NEW(&object, klass);
     VIRT_OBJECT_REF(&object);
+    VIRT_OBJECT_UNREF(&object);
     VIRT_RPC_SERVER_CLIENT_MSG_TX_QUEUE(&object, 24, 0x20008086, 1, 66, 0, 0, 7);
     return 0;
 }
