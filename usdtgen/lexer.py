@@ -28,7 +28,7 @@ _BLANKS_RE = re.compile(r"[ \t\r\f\v]+")
 # provider file may hold around its providers contain (`char name[16];`, `A = 1 << 2`).
 _OTHER_RE = re.compile(r"""[0-9][A-Za-z0-9_.]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[][=+\-.&|<>!~%^?/]""")
 _LINE_MARKER_RE = re.compile(r'#\s*(?:line\s+)?(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?[^\n]*')
-_USDT_PRAGMA_RE = re.compile(r"#\s*pragma\s+usdt\b[ \t]*([^\n]*)")
+_USDT_PRAGMA_RE = re.compile(r"#\s*pragma\s+usdt\b[ \t]*([^\n#]*)")  # a `#` after it starts a comment
 
 
 @dataclass(frozen=True)

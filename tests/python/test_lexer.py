@@ -104,6 +104,10 @@ class DirectiveTest(unittest.TestCase):
             ("punctuation", "}", "t.d:3:1"),
             ("end of file", "", "t.d:4:1")])
 
+    def test_a_hash_after_a_pragma_usdt_starts_a_comment(self):
+        self.assertEqual(tokens("#pragma usdt semaphore p:x # p:y too\nx")[:2], [
+            ("pragma", "semaphore p:x ", "t.d:1:14"), ("identifier", "x", "t.d:2:1")])
+
     def test_line_marker_moves_file_and_line(self):
         # The marker names the line that follows it.
         text = 'provider\n# 12 "other.d"\np {\n\n  probe\n'
