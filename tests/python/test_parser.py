@@ -252,9 +252,15 @@ class DeclarationTest(unittest.TestCase):
         self.assertSyntaxError("struct s { int a; }\n",
                                "t.d:1:20: error: expected ';' to end the declaration at t.d:1:1, found end of file")
 
+    def assertSyntaxErrors(self, cases):
+        """assertSyntaxError on each (text, expected) of `cases`."""
+        for text, expected in cases:
+            with self.subTest(text=text):
+                self.assertSyntaxError(text, expected)
+
     def test_a_declaration_without_its_semicolon_before_a_provider(self):
         # Not "unknown type 'txid_t'" nor "expected 'provider', found 'typedef'" elsewhere.
-        for text, expected in (
+        self.assertSyntaxErrors((
                 ("typedef unsigned int txid_t\nprovider p { probe a(txid_t x); };",
                  "t.d:1:28: error: expected ';' to end the declaration at t.d:1:1, found 'provider'"),
                 ("/* c */ typedef struct conn {\n  int fd;\n} conn_t\n\nprovider p { probe a(conn_t *c); };",
@@ -262,20 +268,16 @@ class DeclarationTest(unittest.TestCase):
                 ("struct s { int a; }\nprovider p { probe a(); };",
                  "t.d:1:20: error: expected ';' to end the declaration at t.d:1:1, found 'provider'"),
                 ("enum e { A, B }\n  provider {",
-                 "t.d:1:16: error: expected ';' to end the declaration at t.d:1:1, found 'provider'")):
-            with self.subTest(text=text):
-                self.assertSyntaxError(text, expected)
+                 "t.d:1:16: error: expected ';' to end the declaration at t.d:1:1, found 'provider'")))
 
     def test_a_declaration_without_its_semicolon_before_another(self):
-        for text, expected in (
+        self.assertSyntaxErrors((
                 ("typedef unsigned int a_t\ntypedef int b_t;\nprovider p { probe a(a_t x); };",
                  "t.d:1:25: error: expected ';' to end the declaration at t.d:1:1, found 'typedef'"),
                 ("struct a { int x; }\nstruct b { int y; };",
                  "t.d:1:20: error: expected ';' to end the declaration at t.d:1:1, found 'struct'"),
                 ("provider p { probe a(); };\nint n\ntypedef int b_t;",
-                 "t.d:2:6: error: expected ';' to end the declaration at t.d:2:1, found 'typedef'")):
-            with self.subTest(text=text):
-                self.assertSyntaxError(text, expected)
+                 "t.d:2:6: error: expected ';' to end the declaration at t.d:2:1, found 'typedef'")))
 
     def test_provider_as_a_struct_tag_is_no_provider(self):
         syntax = parse("struct provider { int a; };\nstruct provider *current;\nprovider p { probe x(); };", "t.d")
