@@ -37,7 +37,8 @@ def add_arguments(parser) -> None:
         "(in every process that runs them), or of a running process, with bpftrace: one line per "
         "hit, arguments by name and type. Needs root. Ctrl-C stops it.")
     parser.add_argument("binary", nargs="?", metavar="BINARY",
-                        help="executable or shared library whose probes to trace, with its libraries'")
+                        help="executable or shared library whose probes to trace, with its libraries' (a name "
+                             "without a '/' is a program on PATH, as the command after `--` is)")
     parser.add_argument("-p", "--pid", type=int, metavar="PID",
                         help="trace the probes of every file process PID maps, or loads while traced, in "
                              "that process only")
@@ -89,7 +90,7 @@ def run(args) -> int:
     files = [operand for operand in args.probes if "/" in operand]
     patterns = [operand for operand in args.probes if "/" not in operand]
     if args.pid is None:
-        files = [args.binary, *files]
+        files = [libraries.find_program(args.binary), *files]
         what = ", ".join(files)
         modules = _file_modules(files, every_library=bool(patterns))
         unmapped = []

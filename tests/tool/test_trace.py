@@ -64,6 +64,17 @@ class ScriptTest(TraceTestCase):
                       '    printf("%llu pid=%d tid=%d kvserver:request__done id=%llu status=%lld latency_ns=%llu\\n",\n'
                       "           nsecs, pid, tid, arg0, arg1, arg2);\n}", result.stdout)
 
+    def test_a_binary_without_a_slash_is_a_program_on_path(self):
+        # As the command after `--` is (`usdt trace python3 -- python3 app.py`); the operands
+        # after BINARY keep their rule: with a '/' a file, without a pattern.
+        kvserver = Path(PROGRAMS["kvserver"])
+        environment = {"PATH": f"{kvserver.parent}:{os.environ['PATH']}"}
+        result = usdt("trace", kvserver.name, "kvcache:tick", "--script", environment=environment)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertIn(f'usdt:"{kvserver}":kvcache:tick /@usdt_on/\n', result.stdout)
+        self.assert_error(usdt("trace", "no-such-program-here", "--script", environment=environment),
+                          "no-such-program-here: no such file here, and no program of that name on PATH")
+
     def test_libraries_usdt_did_not_build_only_when_a_pattern_names_them(self):
         # cxxapp links libstdc++, whose sys/sdt.h probes have no .note.usdt records.
         quiet = usdt("trace", PROGRAMS["cxxapp"], "--script")
