@@ -165,6 +165,21 @@ class ScriptTest(TraceTestCase):
                          [(os.path.basename(PROGRAMS[name]), "core:hit", f"pid == {program.pid}")
                           for name in ("core_a", "core_b")])
 
+    def test_a_process_is_stopped_at_its_dynamic_linker_s_notice_of_a_load(self):
+        # Once it has mapped a dlopen()'s libraries (RT_CONSISTENT, 0), before dlopen() returns.
+        program = start_loading_late()
+        try:
+            result = usdt("trace", "-p", program.pid, "--script")
+        finally:
+            program.kill()
+            program.communicate()
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertRegex(result.stdout, rf'\nuprobe:"(/proc/{program.pid}/root)?/\S*/ld-linux[^"/]*":_dl_debug_state '
+                                        rf'/pid == {program.pid} && @usdt_on/\n{{\n'
+                                        r'    if \(\*\(int32 \*\)uptr\(\d+\) == 0\) {\n'
+                                        r'        printf\("usdt-trace-loaded\\n"\);\n'
+                                        r'        signal\("SIGSTOP"\);\n    }\n}\n')
+
     def test_glibc_s_probes_only_by_pattern_with_a_process(self):
         # A glibc built with sys/sdt.h (Debian unstable's) has probes in every process; where it
         # has none (Debian 12's, 13's), `libc:*` matches nothing.

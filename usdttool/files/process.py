@@ -1,6 +1,7 @@
 """A running process: the ELF files it maps (/proc/PID/maps) that have probes, and the current
 value of a probe's semaphore in its memory (/proc/PID/mem), and the faulting in of those files'
-pages for a tracer (/proc/PID/mem again).
+pages for a tracer (/proc/PID/mem again); its dynamic linker, whose notice of each change to its
+libraries a tracer can hear (/proc/PID/auxv), and whether it may be stopped a moment.
 
 Reading the mappings needs the right to read the process's memory map (same user, or root);
 reading a semaphore needs ptrace access, which Yama (kernel.yama.ptrace_scope >= 1) may refuse
@@ -9,6 +10,7 @@ even to the same user: a semaphore that cannot be read has an unknown value and 
 
 import errno
 import os
+import struct
 import sys
 from dataclasses import dataclass
 from typing import AbstractSet, List, Optional, Set, Tuple
@@ -114,6 +116,71 @@ def _readable_path(pid: int, path: str) -> str:
     if os.path.exists(path):
         return path
     return f"/proc/{pid}/root{path}"
+
+
+@dataclass(frozen=True)
+class DynamicLinker:
+    """The process's dynamic linker (ld.so), which calls `_dl_debug_state()` at each change to the
+    libraries (dlopen(), dlclose()), its `_r_debug.r_state` set: RT_ADD (1) before it maps a
+    library, RT_CONSISTENT (0) once it has (and before dlopen() returns), RT_DELETE (2) before
+    it unmaps one: the interface debuggers use (glibc's <link.h>)."""
+    path: str                # as read here (_readable_path)
+    state_address: int       # of _r_debug.r_state in the process
+
+    RT_CONSISTENT = 0
+
+
+_AT_BASE = 7
+
+
+def dynamic_linker(pid: int) -> Optional[DynamicLinker]:
+    """The dynamic linker of process `pid`, None where it has none (a static program) or it
+    cannot be read: its load address is AT_BASE in /proc/PID/auxv, its `_r_debug` a symbol."""
+    try:
+        with open(f"/proc/{pid}/auxv", "rb") as auxv:
+            data = auxv.read()
+        words = struct.unpack(f"{len(data) // 8}Q", data[:len(data) // 8 * 8])
+        base = dict(zip(words[0::2], words[1::2])).get(_AT_BASE, 0)
+        mapping = next((mapping for mapping in mappings(pid) if mapping.start == base and mapping.offset == 0), None)
+        if not base or mapping is None:
+            return None
+        path = _readable_path(pid, mapping.path)
+        r_debug = elf.dynamic_symbol(path, "_r_debug")
+        linkage = elf.read_linkage(path)
+    except (OSError, ToolError, struct.error):
+        return None
+    if r_debug is None or linkage.elf_class != 64:
+        return None
+    # struct r_debug { int r_version; struct link_map *r_map; ElfW(Addr) r_brk; r_state ... }
+    return DynamicLinker(path, base + r_debug + 3 * 8)
+
+
+def is_stopped(pid: int) -> bool:
+    """Whether process `pid` is stopped by a signal (state T)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "T"
+    except (OSError, IndexError):
+        return False
+
+
+def why_not_stopped(pid: int) -> Optional[str]:
+    """Why process `pid` should not be stopped (SIGSTOP) a moment, None when it may: as its
+    terminal's foreground job, its shell would take the stop for a Ctrl-Z and keep the terminal;
+    under a debugger, the debugger would stop with it."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/status") as status:
+            tracer = next((line.split()[1] for line in status if line.startswith("TracerPid:")), "0")
+    except (OSError, IndexError):
+        return None
+    process_group, terminal, foreground_group = int(fields[2]), int(fields[4]), int(fields[5])
+    if terminal != 0 and foreground_group == process_group:
+        return "it is its terminal's foreground job"
+    if tracer != "0":
+        return f"process {tracer} traces it (a debugger)"
+    return None
 
 
 def semaphore_value(pid: int, process_module: ProcessModule, address: int) -> SemaphoreValue:
