@@ -95,13 +95,18 @@ def run(args) -> int:
         files = [libraries.find_program(args.binary), *files]
         what = ", ".join(files)
         modules = _file_modules(files, every_library=bool(patterns))
-        unmapped = []
+        unmapped, in_its_own_root = [], False
     else:
         what = f"process {args.pid}"
         running = process.read_process(args.pid)
         mapped = [process_module.module for process_module in running.modules]
         unmapped = _unmapped_files(files, mapped)
         modules = mapped + unmapped
+        # A process in a chroot or a container: bpftrace 0.17's -p reads its files at
+        # /proc/PID/root/PATH, where PATH (/proc/PID/maps's) is this system's path ("couldn't get
+        # argument 0"), and 0.27's attaches there too. By the paths usdt read, and a predicate on its pid.
+        in_its_own_root = process.has_a_root_of_its_own(args.pid) or \
+            any(process.seen_through_its_root(process_module) for process_module in running.modules)
     # The program is written for the bpftrace that will run it: --script's for the one
     # installed, if any.
     bpftrace = supervisor.find_bpftrace(required=not args.script)
@@ -126,7 +131,7 @@ def run(args) -> int:
     # bpftrace -p, unless it would mix up one probe's sites in several files, cannot attach to
     # a file named (releases.py), or keeps the gate's tracepoint to the process too.
     by_pid = args.pid is not None and releases.pid_option_attaches(modules, unmapped) \
-        and not release.pid_option_filters_every_probe and not waiting
+        and not release.pid_option_filters_every_probe and not in_its_own_root and not waiting
     predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
     notice, why_not_stopped = loaded_libraries.load_notice(running, release, by_pid) if args.pid is not None \
         else (None, None)

@@ -17,7 +17,8 @@ from pathlib import Path
 import usdt_testing
 from trace_support import (CXXAPP_HITS, INTERRUPT_DELAYS, KVSERVER_HITS, KVSTORE_HITS, LOADED_HITS, OPTIONS, PROGRAMS,
                            SDT_ONLY_HITS, TRACE_TIMEOUT, TWOLIBS_HITS, UNUSUAL_DIRECTORY, TraceTestCase,
-                           copy_programs, hits, interrupted, parse_arguments, start_loading_late, start_waiting,
+                           copy_programs, hits, interrupted, parse_arguments, start_in_a_chroot,
+                           start_in_a_mount_namespace, start_loading_late, start_waiting,
                            stopped_at_the_end, trace_process, usdt, usdt_command)
 from usdt_testing import require_tracer
 
@@ -234,6 +235,42 @@ class LiveTest(TraceTestCase):
         program = start_waiting(copies["kvserver"])
         result, status = trace_process(program)
         self.assertEqual((result.returncode, status), (0, 0), result)
+        self.assert_hits(result.stdout, KVSERVER_HITS + KVSTORE_HITS, pid=program.pid)
+
+    def test_a_process_in_a_chroot(self):
+        # /proc/PID/maps names its files at their paths here, but bpftrace 0.17's -p looked for
+        # them in its root ("couldn't get argument 0"): by those paths and its pid.
+        program = start_in_a_chroot(OPTIONS.work_dir / "chroot", "kvserver", "kvstore")
+        self.assert_traced_in_its_own_root(program, re.escape(f"{OPTIONS.work_dir}/chroot/app/"))
+
+    def test_a_process_in_a_mount_namespace_of_its_own(self):
+        # A container's: at the paths it maps, this system has other files (tool_plain's), or
+        # none. Its files are read, listed and attached to through /proc/PID/root, or where the
+        # path is its namespace's (in a Debian root, a chroot), through the mapping itself.
+        directory = OPTIONS.work_dir / "namespaced"
+        program = start_in_a_mount_namespace(directory, "kvserver", "kvstore")
+        self.assert_traced_in_its_own_root(
+            program, rf"/proc/{program.pid}/(root{re.escape(str(directory))}/|map_files/[0-9a-f]+-[0-9a-f]+$)")
+
+    def assert_traced_in_its_own_root(self, program: subprocess.Popen, path_pattern: str):
+        """`usdt list` and `usdt trace -p` of the waiting tool_kvserver `program` find its files at
+        paths that match `path_pattern`, and every hit."""
+        try:
+            listed = usdt("list", "--json", program.pid)
+        except BaseException:
+            program.kill()
+            program.wait()
+            raise
+        self.assertEqual((listed.returncode, listed.stderr), (0, ""), listed)
+        modules = {module["path"]: {probe["provider"] for probe in module["probes"]}
+                   for module in json.loads(listed.stdout)["modules"]}
+        ours = {path: providers for path, providers in modules.items() if providers - {"libc", "rtld"}}
+        self.assertEqual(sorted(ours.values(), key=sorted), [{"kvcache", "kvserver"}, {"kvstore"}], modules)
+        for path in ours:
+            self.assertRegex(path, path_pattern)
+        result, status = trace_process(program)
+        self.assertEqual((result.returncode, status), (0, 0), result)
+        self.assertIn(f"usdt: tracing 6 probes of process {program.pid}, in 2 files", result.stderr)
         self.assert_hits(result.stdout, KVSERVER_HITS + KVSTORE_HITS, pid=program.pid)
 
     def test_ctrl_c_stops_cleanly(self):

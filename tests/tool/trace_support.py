@@ -121,12 +121,52 @@ def start_waiting(program) -> subprocess.Popen:
     """A program started with --wait, once it has said "ready"; closing its stdin sets it off. In
     a session of its own, as a service runs: no terminal's foreground job, which usdt would not
     stop (docs/tracing.md)."""
-    started = subprocess.Popen([str(program), "--wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    return start_waiting_command([str(program)])
+
+
+def start_in_a_chroot(root: Path, *names: str) -> subprocess.Popen:
+    """The first of the programs `names`, copied with the others into /app of a minimal chroot at
+    `root` (with the libraries ldd finds, at their paths), started waiting there (start_waiting)."""
+    shutil.rmtree(root, ignore_errors=True)
+    copies = copy_programs(root / "app", *names)
+    for copy in copies.values():
+        listed = subprocess.run(["ldd", str(copy)], capture_output=True, text=True, check=True).stdout
+        for library in re.findall(r"(/\S+) \(0x", listed):
+            if Path(library).name not in {path.name for path in copies.values()}:
+                target = root / library.lstrip("/")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(library, target)
+    # $ORIGIN needs /proc/self/exe, which the chroot has not: the libraries' directory instead.
+    return start_waiting_command(["chroot", str(root), f"/app/{copies[names[0]].name}"],
+                                 dict(os.environ, LD_LIBRARY_PATH="/app"))
+
+
+def start_in_a_mount_namespace(directory: Path, *names: str) -> subprocess.Popen:
+    """The first of the programs `names`, copied with the others into a directory bound over
+    `directory` in a mount namespace of its own, started waiting there (start_waiting). Here,
+    `directory` holds tool_plain's copies under their names: the paths the process maps name
+    other files here."""
+    hidden = directory.with_name(directory.name + ".hidden")
+    copies = copy_programs(hidden, *names)
+    directory.mkdir(parents=True, exist_ok=True)
+    for copy in copies.values():
+        shutil.copy(PROGRAMS["plain"], directory / copy.name)
+    # Every mount private first, so that the bind stays in the namespace. In a chroot whose / is
+    # no mount (a Debian root's, tests/support/debian_roots.py) that fails: the chroot's own
+    # namespace is private already.
+    return start_waiting_command(["unshare", "--mount", "--propagation", "unchanged", "sh", "-c",
+                                  'mount --make-rprivate / 2>/dev/null; mount --bind "$1" "$2" && exec "$2/$3" "$4"',
+                                  "sh", str(hidden), str(directory), copies[names[0]].name])
+
+
+def start_waiting_command(command: Sequence[str], environment: Optional[Dict[str, str]] = None) -> subprocess.Popen:
+    """start_waiting() for `command`, which ends with the program and its arguments."""
+    started = subprocess.Popen([*command, "--wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               start_new_session=True, env=environment)
     if started.stdout.readline() != "ready\n":
         started.kill()
         started.wait()
-        raise AssertionError(f"{program} did not start")
+        raise AssertionError(f"{' '.join(command)} did not start")
     return started
 
 

@@ -3,6 +3,12 @@ value of a probe's semaphore in its memory (/proc/PID/mem), and the faulting in 
 pages for a tracer (/proc/PID/mem again); its dynamic linker, whose notice of each change to its
 libraries a tracer can hear (/proc/PID/auxv), and whether it may be stopped a moment.
 
+/proc/PID/maps names each file as this process would reach it, where it can: a process in a
+chroot maps files at their paths here. A file on a mount this process does not see (a
+container's, another mount namespace's) has the path it has there, which here names another
+file, or none: such a file is read, and attached to, through /proc/PID/root, the process's own
+view of it, or through the mapping itself (/proc/PID/map_files).
+
 Reading the mappings needs the right to read the process's memory map (same user, or root);
 reading a semaphore needs ptrace access, which Yama (kernel.yama.ptrace_scope >= 1) may refuse
 even to the same user: a semaphore that cannot be read has an unknown value and a reason.
@@ -28,6 +34,7 @@ class Mapping:
     end: int
     offset: int              # of the file
     path: str                # as the process sees it
+    inode: int = 0           # of the file
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,7 @@ def read_process(pid: int, skip: AbstractSet[str] = frozenset()) -> Process:
         if path.endswith(" (deleted)"):
             warnings.append(f"{path}: the mapped file was deleted; its probes are not listed")
             continue
-        readable = _readable_path(pid, path)
+        readable = _readable_path(pid, file_mappings[0])
         if not elf.may_have_probes(readable):
             continue
         try:
@@ -98,7 +105,7 @@ def mappings(pid: int) -> List[Mapping]:
         if len(fields) < 6 or not fields[5].startswith("/"):
             continue
         start, end = (int(bound, 16) for bound in fields[0].split("-"))
-        found.append(Mapping(start, end, int(fields[2], 16), fields[5]))
+        found.append(Mapping(start, end, int(fields[2], 16), fields[5], int(fields[4])))
     return found
 
 
@@ -111,11 +118,34 @@ def file_identity(path: str) -> object:
     return status.st_dev, status.st_ino
 
 
-def _readable_path(pid: int, path: str) -> str:
-    # A process in another mount namespace (a container) maps files this one cannot name.
-    if os.path.exists(path):
-        return path
-    return f"/proc/{pid}/root{path}"
+def _readable_path(pid: int, mapping: Mapping) -> str:
+    """The mapped file's path as the process names it, where it is that file here (the inode
+    /proc/PID/maps gives); else its view of it, /proc/PID/root/PATH; else, where neither is (a
+    chroot's process in a mount namespace of its own: the path is its namespace's), the mapping
+    itself, /proc/PID/map_files/START-END (root alone may follow it)."""
+    own_view = f"/proc/{pid}/root{mapping.path}"
+    for candidate in (mapping.path, own_view, f"/proc/{pid}/map_files/{mapping.start:x}-{mapping.end:x}"):
+        try:
+            if os.stat(candidate).st_ino == mapping.inode:
+                return candidate
+        except OSError:
+            continue
+    return mapping.path if os.path.exists(mapping.path) else own_view
+
+
+def has_a_root_of_its_own(pid: int) -> bool:
+    """Whether process `pid` runs in a chroot or a container: its / is not this process's."""
+    try:
+        theirs, ours = os.stat(f"/proc/{pid}/root"), os.stat("/")
+    except OSError:
+        return False
+    return (theirs.st_dev, theirs.st_ino) != (ours.st_dev, ours.st_ino)
+
+
+def seen_through_its_root(process_module: ProcessModule) -> bool:
+    """Whether the module is read through /proc/PID/root: the path the process maps names
+    another file here, or none."""
+    return process_module.module.path != process_module.mappings[0].path
 
 
 @dataclass(frozen=True)
@@ -144,7 +174,7 @@ def dynamic_linker(pid: int) -> Optional[DynamicLinker]:
         mapping = next((mapping for mapping in mappings(pid) if mapping.start == base and mapping.offset == 0), None)
         if not base or mapping is None:
             return None
-        path = _readable_path(pid, mapping.path)
+        path = _readable_path(pid, mapping)
         r_debug = elf.dynamic_symbol(path, "_r_debug")
         linkage = elf.read_linkage(path)
     except (OSError, ToolError, struct.error):
