@@ -152,14 +152,18 @@ class ScriptTest(TraceTestCase):
         self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /(?:pid == \d+ && )?@usdt_on/$', result.stdout, re.MULTILINE),
                          [("libtool_core_a.so", "core:hit"), ("libtool_core_b.so", "core:hit")])
 
-    def test_one_probe_in_two_files_of_a_process_is_kept_to_it_by_a_predicate(self):
-        # Not bpftrace -p, which mixes up the two files' sites: by path, and the process's pid.
-        program = start_waiting(PROGRAMS["twolibs"])
+    def script_of_process(self, program: subprocess.Popen, *arguments) -> subprocess.CompletedProcess:
+        """`usdt trace -p` of the waiting `program`, with `arguments`, --script; the program killed."""
         try:
-            result = usdt("trace", "-p", program.pid, "--script")
+            return usdt("trace", "-p", program.pid, *arguments, "--script")
         finally:
             program.kill()
             program.communicate()
+
+    def test_one_probe_in_two_files_of_a_process_is_kept_to_it_by_a_predicate(self):
+        # Not bpftrace -p, which mixes up the two files' sites: by path, and the process's pid.
+        program = start_waiting(PROGRAMS["twolibs"])
+        result = self.script_of_process(program)
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertEqual(sorted(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /(.*) && @usdt_on/$', result.stdout, re.MULTILINE)),
                          [(os.path.basename(PROGRAMS[name]), "core:hit", f"pid == {program.pid}")
@@ -168,11 +172,7 @@ class ScriptTest(TraceTestCase):
     def test_a_process_is_stopped_at_its_dynamic_linker_s_notice_of_a_load(self):
         # Once it has mapped a dlopen()'s libraries (RT_CONSISTENT, 0), before dlopen() returns.
         program = start_loading_late()
-        try:
-            result = usdt("trace", "-p", program.pid, "--script")
-        finally:
-            program.kill()
-            program.communicate()
+        result = self.script_of_process(program)
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertRegex(result.stdout, rf'\nuprobe:"(/proc/{program.pid}/root)?/\S*/ld-linux[^"/]*":_dl_debug_state '
                                         rf'/pid == {program.pid} && @usdt_on/\n{{\n'
@@ -205,11 +205,7 @@ class ScriptTest(TraceTestCase):
     def test_a_process_and_a_file_it_has_not_loaded(self):
         # bpftrace 0.17's -p attaches only to mapped files: by path, and the process's pid.
         program = start_loading_late()
-        try:
-            result = usdt("trace", "-p", program.pid, PROGRAMS["core_b"], "--script")
-        finally:
-            program.kill()
-            program.communicate()
+        result = self.script_of_process(program, PROGRAMS["core_b"])
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertEqual(sorted(set(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /pid == (\d+)\b', result.stdout,
                                                re.MULTILINE))),
