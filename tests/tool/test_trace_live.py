@@ -161,26 +161,30 @@ class LiveTest(TraceTestCase):
                 rf"\(dlopen\(\)\), traced from their first hit; Ctrl-C to stop\n\Z"))
         self.assert_hits(output, LOADED_HITS, pid=pid)
 
-    def test_a_process_stopped_for_a_library_is_resumed_when_usdt_is_killed(self):
-        # SIGKILL while the process waits for the new bpftrace: usdt's guard resumes it.
-        program = start_loading_late()
-        tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid), stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, text=True)
-        with stopped_at_the_end(tracer, program):
-            self.assertIn("Ctrl-C to stop", tracer.stderr.readline())
-            program.stdin.write("load\n")
-            program.stdin.flush()
-            while Path(f"/proc/{program.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
-                # Stopped until the next bpftrace has attached, a good while: never loaded before.
-                self.assertEqual(select.select([program.stdout], [], [], 0)[0], [], "the program was not stopped")
-            tracer.kill()
-            tracer.wait()
-            tracer.stderr.close()
-            ready, _, _ = select.select([program.stdout], [], [], TRACE_TIMEOUT)
-            self.assertTrue(ready, "the program was left stopped")
-            self.assertEqual(program.stdout.readline(), "loaded\n")
-            program.stdin.close()
-            self.assertEqual(program.wait(timeout=TRACE_TIMEOUT), 0)
+    def test_a_process_stopped_for_a_library_is_resumed_however_usdt_ends(self):
+        # While the process waits for the next bpftrace: a Ctrl-C (usdt resumes it as it stops),
+        # SIGKILL (usdt's guard does).
+        for stop in (signal.SIGINT, signal.SIGKILL):
+            with self.subTest(signal=stop.name):
+                program = start_loading_late()
+                tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid), stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE, text=True)
+                with stopped_at_the_end(tracer, program):
+                    self.assertIn("Ctrl-C to stop", tracer.stderr.readline())
+                    program.stdin.write("load\n")
+                    program.stdin.flush()
+                    while Path(f"/proc/{program.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+                        # Stopped until the next bpftrace has attached, a good while: never loaded before.
+                        self.assertEqual(select.select([program.stdout], [], [], 0)[0], [],
+                                         "the program was not stopped")
+                    tracer.send_signal(stop)
+                    tracer.wait(timeout=TRACE_TIMEOUT)
+                    tracer.stderr.close()
+                    ready, _, _ = select.select([program.stdout], [], [], TRACE_TIMEOUT)
+                    self.assertTrue(ready, "the program was left stopped")
+                    self.assertEqual(program.stdout.readline(), "loaded\n")
+                    program.stdin.close()
+                    self.assertEqual(program.wait(timeout=TRACE_TIMEOUT), 0)
 
     def test_a_library_the_process_loads_after_usdt_attached_as_json(self):
         output, pid = self.trace_loading_late("--json")
