@@ -121,7 +121,11 @@ def run(args) -> int:
             waiting = ("it maps no file with USDT probes" if not glibc_only else
                        "it maps none but glibc's, which a pattern reaches ('libc:*')")
     every_probe = [probe for _, probes in described for probe, _ in probes]
-    chosen = [probe for _, probes in program.select(described, patterns, what) for probe, _ in probes]
+    # A pattern for a library a process has not loaded yet needs its file, which -p reads.
+    not_loaded = f" (a library {what} has not loaded yet is traced when named: usdt trace -p {args.pid} " \
+                 f"./libfoo.so {' '.join(patterns)})" if args.pid is not None else ""
+    chosen = [probe for _, probes in program.select(described, patterns, what, unmatched_hint=not_loaded)
+              for probe, _ in probes]
     measures = _measures(args, chosen, every_probe)
     # The probes the measures name are traced, whatever the patterns say.
     named = {name for span in measures.spans for name in (span.start, span.done)} | \

@@ -280,6 +280,12 @@ class ErrorTest(TraceTestCase):
             self.assertIn(f'usdt:"{PROGRAMS["core_b"]}":core:hit /pid == {program.pid}', result.stdout)
             self.assert_error(usdt("trace", "-p", program.pid, PROGRAMS["plain"]),
                               f"{PROGRAMS['plain']} has no USDT probes")
+            # A pattern for a library the process has not loaded yet: naming the file is the way.
+            result = usdt("trace", "-p", program.pid, "plugin:*", "--script")
+            result.stderr = without_glibc_probes(result.stderr)
+            self.assert_error(result, f"no probe of process {program.pid} matches plugin:*; its probes: core:hit (a "
+                                      f"library process {program.pid} has not loaded yet is traced when named: "
+                                      f"usdt trace -p {program.pid} ./libfoo.so plugin:*)")
         finally:
             program.kill()
             program.communicate()

@@ -128,10 +128,11 @@ def _noted_probe(probe: probe_notes.Probe) -> TracerProbe:
 
 
 def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = (),
-           every_pattern_matches: bool = True):
+           every_pattern_matches: bool = True, unmatched_hint: str = ""):
     """The probes matching any of `patterns` (all without patterns), and those named `also`
-    (`provider:probe`), modules with none left out. A pattern that matches nothing is an error,
-    unless not `every_pattern_matches` (a library loaded later need not have the probes asked for)."""
+    (`provider:probe`), modules with none left out. A pattern that matches nothing is an error
+    (which ends with `unmatched_hint` unless a pattern names a file here), unless not
+    `every_pattern_matches` (a library loaded later need not have the probes asked for)."""
     full_patterns = {pattern: pattern if ":" in pattern else f"{pattern}:*" for pattern in patterns}
     matched = set()
 
@@ -149,7 +150,7 @@ def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = 
         available = sorted({f"{probe.provider}:{probe.name}" if probe.provider not in GLIBC_PROVIDERS
                             else f"{probe.provider}:*" for _, probes in described for probe, _ in probes})
         files = [pattern for pattern in unmatched if "/" not in pattern and os.path.exists(pattern)]
-        hint = f" (to trace the file {files[0]} too, write ./{files[0]})" if files else ""
+        hint = f" (to trace the file {files[0]} too, write ./{files[0]})" if files else unmatched_hint
         raise ToolError(f"no probe of {what} matches {', '.join(unmatched)}; "
                         f"its probes: {' '.join(available)}{hint}")
     return [(module, probes) for module, probes in selected if probes]
