@@ -132,8 +132,9 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
-# How often usdt looks for libraries the traced process has loaded: one's probes are traced
-# from about this long, and bpftrace's start, after its dlopen().
+# How often usdt looks for libraries the traced process has loaded where it cannot hear its
+# dynamic linker (loaded_libraries.py): one's probes are traced from about this long, and
+# bpftrace's start, after its dlopen().
 POLL_INTERVAL = 0.1
 
 
