@@ -67,6 +67,7 @@ class LoadedLibraries:
         self.why_not_stopped = why_not_stopped
         self.guard = _Guard(running.pid) if notice is not None and notice.stops else None
         self.owed = 0       # notices read, each a stop, not resumed yet
+        self.stopped_before = process.is_stopped(running.pid)     # by its user (Ctrl-Z): left so
         self.patterns = patterns
         self.provider_file = provider_file
         self.measures = measures
@@ -98,10 +99,10 @@ class LoadedLibraries:
     def close(self) -> None:
         """As usdt ends, once no bpftrace can stop the process any more: resumes it if stopped, a
         notice unread (bpftrace 0.17 drops what it has not printed when it stops), or read and
-        not answered."""
+        not answered; not one that was stopped already when usdt started."""
         if self.guard is None:
             return
-        if self.owed > 0 or process.is_stopped(self.pid):
+        if self.owed > 0 or (process.is_stopped(self.pid) and not self.stopped_before):
             _continue(self.pid)
         self.owed = 0
         self.guard.release()
