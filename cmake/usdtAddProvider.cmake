@@ -27,7 +27,8 @@ check and Python it runs: docs/cmake.md, "usdt_add_provider".
   files of the same name in one target, INTERFACE, IMPORTED and ALIAS targets, unknown
   keywords and files not ending in ``.d`` are configure errors that say what to do. A
   probe declared in two ``.d`` files of one target (or two probes that would generate the
-  same macro) stops the build at both files' rules, each naming the other place:
+  same macro) stops the build at the target's check of all its ``.d`` files, at the later
+  file's probe, naming the earlier one:
   ``b.d:3:11: error: probe 'app:tick' is declared in two provider files of the same target``,
   then ``a.d:2:11: note: ...``.
 
@@ -269,6 +270,21 @@ function(_usdt_preprocessor_options options result)
   set(${result} ${checked} PARENT_SCOPE)
 endfunction()
 
+# Makes building `target` run the rule, defined in the calling directory, whose OUTPUT is
+# `stamp` and whose BYPRODUCTS are the other arguments, before the target's own sources compile.
+function(_usdt_attach_rule target utility_target stamp)
+  get_target_property(target_source_dir "${target}" SOURCE_DIR)
+  if(target_source_dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+    # Sources, so that building the target runs the rule; none is compiled.
+    target_sources("${target}" PRIVATE "${stamp}" ${ARGN})
+  else()
+    # A rule's outputs are sources only in the directory that defines the rule, and the rule
+    # must be defined in the calling directory: a target there runs it.
+    add_custom_target("${utility_target}" DEPENDS "${stamp}")
+    add_dependencies("${target}" "${utility_target}")
+  endif()
+endfunction()
+
 function(usdt_add_provider target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC;NO_SEMAPHORES" "" "PREPROCESSOR_OPTIONS;TRACER_SCRIPTS")
   set(provider_files ${arg_UNPARSED_ARGUMENTS})
@@ -324,7 +340,6 @@ function(usdt_add_provider target)
   # In the target's binary directory, wherever the call is: one place per target, whichever
   # directory each of several calls is made from.
   get_target_property(target_binary_dir "${target}" BINARY_DIR)
-  get_target_property(target_source_dir "${target}" SOURCE_DIR)
   set(output_directory "${target_binary_dir}/${target}.usdt")
   file(MAKE_DIRECTORY "${output_directory}")
   set(flavour_option "")
@@ -335,6 +350,23 @@ function(usdt_add_provider target)
   get_target_property(earlier_files "${target}" _USDT_PROVIDER_FILES)
   if(NOT earlier_files)
     set(earlier_files "")
+    # A probe declared in two .d files of the target would compile, in C, to one site with a
+    # warning, in C++ to a redefinition. One rule per target checks them all, each with its
+    # call's options, so that editing one .d file reruns the check, not the other files' rules.
+    # Defined at the first call (whose preprocessor it runs), it reads the target's files
+    # through $<TARGET_PROPERTY>, so later calls' files join it. Its stamp is not named
+    # <stem>.stamp, as a .d file's rule's could be.
+    set(check_stamp "${output_directory}/unique.check")
+    add_custom_command(
+      OUTPUT "${check_stamp}"
+      COMMAND "${python}" ${python_options} -m usdtgen "$<TARGET_PROPERTY:${target},_USDT_CHECK_UNIQUE_OPTIONS>"
+              --stamp "${check_stamp}" ${preprocessor}
+      DEPENDS "$<TARGET_PROPERTY:${target},_USDT_PROVIDER_FILES>" ${generator_files}
+      WORKING_DIRECTORY "${generator_root}"
+      COMMENT "Checking that no USDT probe of ${target} is declared in two .d files"
+      COMMAND_EXPAND_LISTS
+      VERBATIM)
+    _usdt_attach_rule("${target}" "${target}_usdt_unique" "${check_stamp}")
   endif()
   foreach(provider_file IN LISTS provider_files)
     if(NOT provider_file MATCHES "\\.d$")
@@ -358,13 +390,10 @@ function(usdt_add_provider target)
     endforeach()
     list(APPEND earlier_files "${provider_file}")
     set_property(TARGET "${target}" APPEND PROPERTY _USDT_PROVIDER_FILES "${provider_file}")
-    # Each file of the target, with its call's preprocessor options, for every file's rule: a
-    # probe declared in two of them is an error (in C it would compile to one site with a
-    # warning, in C++ to a redefinition). Read through $<TARGET_PROPERTY>, so that the rules of
-    # earlier calls see the files of later ones too.
-    set_property(TARGET "${target}" APPEND PROPERTY _USDT_OTHER_FILE_OPTIONS "--other-file=${provider_file}")
+    # The target's check rule reads each file with its call's preprocessor options.
+    set_property(TARGET "${target}" APPEND PROPERTY _USDT_CHECK_UNIQUE_OPTIONS "--check-unique=${provider_file}")
     foreach(option IN LISTS preprocessor_options)
-      set_property(TARGET "${target}" APPEND PROPERTY _USDT_OTHER_FILE_OPTIONS "--other-file-option=${option}")
+      set_property(TARGET "${target}" APPEND PROPERTY _USDT_CHECK_UNIQUE_OPTIONS "--check-unique-option=${option}")
     endforeach()
 
     set(header "${output_directory}/${stem}.h")
@@ -397,26 +426,14 @@ function(usdt_add_provider target)
       COMMAND "${python}" ${python_options} -m usdtgen "${provider_file}"
               --header "${header}" ${script_options} --stamp "${stamp}" ${depfile_option} ${preprocessor}
               ${flavour_option} ${preprocessor_options}
-              "$<TARGET_PROPERTY:${target},_USDT_OTHER_FILE_OPTIONS>"
-      DEPENDS "${provider_file}" "$<TARGET_PROPERTY:${target},_USDT_PROVIDER_FILES>" ${generator_files}
+      DEPENDS "${provider_file}" ${generator_files}
       ${depfile_arguments}
       WORKING_DIRECTORY "${generator_root}"
       COMMENT "Generating USDT probes ${shown_header}"
-      COMMAND_EXPAND_LISTS
       VERBATIM)
-    if(target_source_dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
-      # Sources, so that building the target generates them; none is compiled.
-      target_sources("${target}" PRIVATE "${stamp}" "${header}" ${scripts})
-    else()
-      # A rule's outputs are sources only in the directory that defines the rule, and the rule
-      # must be defined in the calling directory: a target there generates them, before the
-      # target's own sources compile.
-      # Named by the file's place among the target's .d files, which is unique.
-      list(LENGTH earlier_files file_number)
-      set(generate_target "${target}_usdt_${file_number}")
-      add_custom_target("${generate_target}" DEPENDS "${stamp}")
-      add_dependencies("${target}" "${generate_target}")
-    endif()
+    # Named by the file's place among the target's .d files, which is unique.
+    list(LENGTH earlier_files file_number)
+    _usdt_attach_rule("${target}" "${target}_usdt_${file_number}" "${stamp}" "${header}" ${scripts})
     set_property(TARGET "${target}" APPEND PROPERTY USDT_HEADERS "${header}")
     if(scripts)
       set_property(TARGET "${target}" APPEND PROPERTY USDT_TRACER_SCRIPTS ${scripts})

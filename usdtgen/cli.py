@@ -1,4 +1,6 @@
-"""Command line: `python3 -m usdtgen [options] FILE.d`; prints nothing on success.
+"""Command line: `python3 -m usdtgen [options] FILE.d`, and `python3 -m usdtgen --check-unique
+FILE.d [--check-unique-option=ARG]... ...` for the provider files of one target; prints nothing
+on success.
 
 On any problem in the input it prints `file:line:col: error: ...`, exits 1 and removes the
 outputs that are regular files (files.remove_stale), so a build never goes on with a stale or
@@ -17,7 +19,9 @@ from . import VERSION, errors, files, pipeline, render
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    arguments = _argument_parser().parse_args(argv)
+    arguments = _parse_arguments(argv)
+    if arguments.check_unique:
+        return _check_unique(arguments)
     outputs = {kind: getattr(arguments, kind) for kind in render.TEMPLATES}
     outputs = {kind: Path(path) for kind, path in outputs.items() if path}
     removed_on_error = dict(outputs, depfile=Path(arguments.depfile)) if arguments.depfile else outputs
@@ -27,11 +31,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             # The preprocessor lists what the .d file #includes; it only runs for a file with directives.
             listed = Path(scratch, "listed.d")
             cpp_options += ["-MD", "-MF", str(listed), "-MQ", _depfile_target(outputs, arguments)]
-        other_files = [pipeline.OtherFile(path, tuple(options)) for path, options in arguments.other_files]
         try:
             texts = pipeline.generate(arguments.input, arguments.cc or ["cc"], cpp_options, not arguments.no_semaphores,
                                       preprocessing=pipeline.preprocessing_for(arguments.cpp_options),
-                                      kinds=tuple(outputs), other_files=other_files).outputs
+                                      kinds=tuple(outputs)).outputs
         except errors.FAILURES as failure:
             for path in removed_on_error.values():
                 files.remove_stale(path)
@@ -48,12 +51,27 @@ def main(argv: Optional[List[str]] = None) -> int:
             except OSError as error:
                 print(f"usdtgen: error: cannot write {path}: {error.strerror}", file=sys.stderr)
                 return 1
-        if arguments.stamp:
-            try:
-                Path(arguments.stamp).touch()
-            except OSError as error:
-                print(f"usdtgen: error: cannot write {arguments.stamp}: {error.strerror}", file=sys.stderr)
-                return 1
+    return _touch_stamp(arguments)
+
+
+def _check_unique(arguments: argparse.Namespace) -> int:
+    """usdt_add_provider's rule per target: its provider files, each with its call's options."""
+    target_files = [pipeline.TargetFile(path, tuple(options)) for path, options in arguments.check_unique]
+    try:
+        pipeline.compare_target_files(target_files, arguments.cc or ["cc"])
+    except errors.GeneratorError as failure:
+        errors.report(failure)
+        return 1
+    return _touch_stamp(arguments)
+
+
+def _touch_stamp(arguments: argparse.Namespace) -> int:
+    if arguments.stamp:
+        try:
+            Path(arguments.stamp).touch()
+        except OSError as error:
+            print(f"usdtgen: error: cannot write {arguments.stamp}: {error.strerror}", file=sys.stderr)
+            return 1
     return 0
 
 
@@ -80,10 +98,23 @@ def _make_escaped(path: str) -> str:
     return path.replace("$", "$$").replace(" ", "\\ ").replace("#", "\\#")
 
 
+def _parse_arguments(argv: Optional[List[str]]) -> argparse.Namespace:
+    cli = _argument_parser()
+    arguments = cli.parse_args(argv)
+    generating = [arguments.input, arguments.depfile, arguments.cpp_options, arguments.no_semaphores,
+                  *(getattr(arguments, kind) for kind in render.TEMPLATES)]
+    if arguments.check_unique and any(generating):
+        cli.error("--check-unique generates nothing: give it no other FILE.d, output, -I, -D, -U or "
+                  "--no-semaphores (a file's preprocessor options are its --check-unique-option)")
+    if not arguments.check_unique and arguments.input is None:
+        cli.error("the following arguments are required: input")
+    return arguments
+
+
 def _argument_parser() -> argparse.ArgumentParser:
     cli = argparse.ArgumentParser(
         prog="usdtgen", description="Generate USDT probe headers from a DTrace provider file.")
-    cli.add_argument("input", help="the provider file (.d)")
+    cli.add_argument("input", nargs="?", help="the provider file (.d)")
     cli.add_argument("--header", metavar="FILE", help="write the C/C++ header here")
     cli.add_argument("--bpftrace", metavar="FILE",
                      help="write a bpftrace script printing every probe with its arguments here (STEM.bt)")
@@ -104,27 +135,27 @@ def _argument_parser() -> argparse.ArgumentParser:
     cli.add_argument("-I", "-D", "-U", dest="cpp_options", action=_PreprocessorOption, default=[],
                      metavar="ARG", help="passed to the preprocessor, as with dtrace -C; a -D or -U runs it "
                                          "over a file without directives too")
-    cli.add_argument("--other-file", dest="other_files", action=_OtherFile, default=[], metavar="FILE",
-                     help="another provider file of the same target (usdt_add_provider gives each of them, this "
-                          "file included): a probe declared in both is an error")
-    cli.add_argument("--other-file-option", dest="other_files", action=_OtherFileOption, metavar="ARG",
-                     help="a preprocessor option (-I, -D, -U) of the --other-file before it: "
-                          "--other-file-option=-DNAME")
+    cli.add_argument("--check-unique", dest="check_unique", action=_TargetFile, default=[], metavar="FILE",
+                     help="generate nothing; check that no probe is declared in two of the provider files given "
+                          "so (the files of one target, in order), nor two would generate the same name")
+    cli.add_argument("--check-unique-option", dest="check_unique", action=_TargetFileOption, metavar="ARG",
+                     help="a preprocessor option (-I, -D, -U) of the --check-unique file before it: "
+                          "--check-unique-option=-DNAME")
     cli.add_argument("--version", action="version", version=f"usdtgen {VERSION}")
     return cli
 
 
-class _OtherFile(argparse.Action):
+class _TargetFile(argparse.Action):
     def __call__(self, cli, namespace, value, option_string=None):
         getattr(namespace, self.dest).append((value, []))
 
 
-class _OtherFileOption(argparse.Action):
+class _TargetFileOption(argparse.Action):
     def __call__(self, cli, namespace, value, option_string=None):
-        other_files = getattr(namespace, self.dest)
-        if not other_files:
-            cli.error(f"{option_string} must follow the --other-file it is for")
-        other_files[-1][1].append(value)
+        target_files = getattr(namespace, self.dest)
+        if not target_files:
+            cli.error(f"{option_string} must follow the --check-unique file it is for")
+        target_files[-1][1].append(value)
 
 
 class _PreprocessorOption(argparse.Action):

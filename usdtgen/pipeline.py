@@ -1,6 +1,7 @@
 """The generator's pipeline, which every entry point calls (the command line, usdt-dtrace and
 usdt trace -d): read the provider file, preprocess it when it needs it, tokenize, parse, build
-the checked model, render the outputs. What goes wrong is raised as one of errors.FAILURES,
+the checked model, render the outputs; and the check across the provider files of a target
+(compare_target_files). What goes wrong is raised as one of errors.FAILURES,
 which the entry points report with errors.report().
 """
 
@@ -30,14 +31,6 @@ def preprocessing_for(cpp_options: Sequence[str]) -> Preprocessing:
 
 
 @dataclass(frozen=True)
-class OtherFile:
-    """Another provider file of the same target, with its own preprocessor options: the same
-    probe must not be declared in both (checks.check_probes_unique_across_files)."""
-    path: str
-    cpp_options: Sequence[str] = ()
-
-
-@dataclass(frozen=True)
 class Generated:
     model: model.ProviderFile
     outputs: Dict[str, str]      # output kind (a key of render.TEMPLATES) -> its text
@@ -45,32 +38,36 @@ class Generated:
 
 def generate(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
              preprocessing: Preprocessing = Preprocessing.WHEN_DIRECTIVES, kinds: Iterable[str] = tuple(render.TEMPLATES),
-             providers_required: bool = True, other_files: Sequence[OtherFile] = ()) -> Generated:
+             providers_required: bool = True) -> Generated:
     """The model of the provider file at `path` and its rendered outputs of `kinds`. Raises one
-    of errors.FAILURES. `other_files`: the target's other provider files (the file itself may
-    be among them), whose probes the file must not declare too. The other parameters are
-    build_model()'s."""
+    of errors.FAILURES. The other parameters are build_model()'s."""
     provider_file = build_model(path, compiler, cpp_options, semaphores, preprocessing, providers_required)
-    checks.check_probes_unique_across_files(model.probe_names(provider_file),
-                                            _probes_of(other_files, path, compiler, semaphores))
     return Generated(provider_file, render.render(provider_file, kinds))
 
 
-def _probes_of(other_files: Sequence[OtherFile], path: str, compiler: Sequence[str],
-               semaphores: bool) -> List[checks.Generated]:
-    """The probes of `other_files` but `path`, with their generated names. A file with an error
-    is left out: the build of that file reports it."""
-    probes: List[checks.Generated] = []
-    for other in other_files:
-        if os.path.abspath(other.path) == os.path.abspath(path):
-            continue
+@dataclass(frozen=True)
+class TargetFile:
+    """One provider file of a target, with the preprocessor options its usdt_add_provider call gives it."""
+    path: str
+    cpp_options: Sequence[str] = ()
+
+
+def compare_target_files(target_files: Sequence[TargetFile], compiler: Sequence[str] = ("cc",)) -> None:
+    """The provider files of one target, in order: a probe declared in two of them, or two that
+    would generate the same name, is reported at the later file's probe with a note at the
+    earlier one's (checks.check_probes_unique_across_files). A file with an error of its own is
+    left out: the rule that generates its header reports it. Raises GeneratorError."""
+    earlier: List[checks.Generated] = []
+    for target_file in target_files:
         try:
-            other_model = build_model(other.path, compiler, other.cpp_options, semaphores,
-                                      preprocessing_for(other.cpp_options), providers_required=False)
+            provider_file = build_model(target_file.path, compiler, target_file.cpp_options,
+                                        preprocessing=preprocessing_for(target_file.cpp_options),
+                                        providers_required=False)
         except errors.FAILURES:
             continue
-        probes += model.probe_names(other_model)
-    return probes
+        probes = model.probe_names(provider_file)
+        checks.check_probes_unique_across_files(probes, earlier)
+        earlier += probes
 
 
 def build_model(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,

@@ -402,20 +402,35 @@ class DepfileAndStampTest(CliTestCase):
         self.assertEqual(result.returncode, 1)
         self.assertRegex(result.stderr, r"^usdtgen: error: cannot write file/probes\.h: [^\n]+\n$")
 
-    def test_other_files_and_their_options(self):
-        # usdt_add_provider's rule: every file of the target, this one too, each with its options.
+    def test_check_unique_files_and_their_options(self):
+        # usdt_add_provider's rule per target: every file of the target, each with its options.
         self.write("probes.d", PROVIDERS)
         self.write("other.d", "provider myapp { probe done(STATUS status); };\n")
-        result = self.usdtgen("probes.d", "--header", "probes.h", "--other-file", "probes.d",
-                              "--other-file", "other.d", "--other-file-option=-DSTATUS=int")
+        result = self.usdtgen("--check-unique", "other.d", "--check-unique-option=-DSTATUS=int",
+                              "--check-unique", "probes.d", "--stamp", "unique.check")
         self.assertEqual((result.returncode, result.stdout), (1, ""))
         self.assertEqual(result.stderr, "probes.d:3:11: error: probe 'myapp:done' is declared in two provider "
                                         "files of the same target; declare it in one of them\n"
                                         "other.d:1:24: note: probe 'myapp:done' is also declared here\n")
-        self.assertFalse((self.directory / "probes.h").exists())
-        result = self.usdtgen("probes.d", "--other-file-option=-DSTATUS=int", "--other-file", "other.d")
-        self.assertEqual(result.returncode, 2)
-        self.assertIn("usdtgen: error: --other-file-option must follow the --other-file it is for", result.stderr)
+        self.assertFalse((self.directory / "unique.check").exists())
+        self.write("other.d", "provider myapp { probe started(STATUS status); };\n")
+        result = self.usdtgen("--check-unique", "other.d", "--check-unique-option=-DSTATUS=int",
+                              "--check-unique", "probes.d", "--stamp", "unique.check")
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
+        self.assertTrue((self.directory / "unique.check").is_file())
+
+    def test_check_unique_usage_errors(self):
+        for arguments, message in (
+                (("--check-unique-option=-DSTATUS=int", "--check-unique", "other.d"),
+                 "--check-unique-option must follow the --check-unique file it is for"),
+                (("--check-unique", "other.d", "probes.d"), "--check-unique generates nothing"),
+                (("--check-unique", "other.d", "--header", "probes.h"), "--check-unique generates nothing"),
+                (("--check-unique", "other.d", "-DSTATUS=int"), "--check-unique generates nothing"),
+                (("--header", "probes.h"), "the following arguments are required: input")):
+            with self.subTest(arguments=arguments):
+                result = self.usdtgen(*arguments)
+                self.assertEqual(result.returncode, 2)
+                self.assertIn(f"usdtgen: error: {message}", result.stderr)
 
     def test_an_error_removes_the_depfile_too(self):
         self.write("probes.d", PROVIDERS.replace("int status", "float status"))

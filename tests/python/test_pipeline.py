@@ -123,21 +123,18 @@ class PreprocessTest(PipelineTestCase):
                                              preprocessing=pipeline.Preprocessing.NEVER)
         self.assertEqual([(probe.name, probe.location.line) for probe in provider_file.probes], [("x", 4), ("y", 6)])
 
-    def test_a_probe_of_another_file_of_the_target(self):
-        path = self.file("provider app {\n  probe y();\n  probe x(COUNT n);\n};\n")
-        other = self.file("provider app { probe x(COUNT n); };\n", "other.d")
+    def test_the_provider_files_of_a_target(self):
+        first = self.file("provider app {\n  probe y();\n  probe x(COUNT n);\n};\n")
+        later = self.file("provider app { probe x(COUNT n); };\n", "later.d")
         options = ["-DCOUNT=int"]
-        # The other file with its own options, the file itself among the others.
+        # Each file with its own options; the error at the later file's probe, the note at the first's.
         with self.assertRaises(GeneratorError) as caught:
-            pipeline.generate(path, cpp_options=options, preprocessing=pipeline.Preprocessing.ALWAYS,
-                              other_files=[pipeline.OtherFile(path, options), pipeline.OtherFile(other, options)])
+            pipeline.compare_target_files([pipeline.TargetFile(first, options), pipeline.TargetFile(later, options)])
         self.assertEqual((str(caught.exception), caught.exception.notes), (
-            f"{path}:3:9: error: probe 'app:x' is declared in two provider files of the same target; declare it "
-            "in one of them", ((SourceLocation(other, 1, 22), "probe 'app:x' is also declared here"),)))
-        # Without its options the other file fails, which its own build reports, not this one.
-        generated = pipeline.generate(path, cpp_options=options, preprocessing=pipeline.Preprocessing.ALWAYS,
-                                      other_files=[pipeline.OtherFile(other)])
-        self.assertEqual([probe.name for probe in generated.model.probes], ["y", "x"])
+            f"{later}:1:22: error: probe 'app:x' is declared in two provider files of the same target; declare it "
+            "in one of them", ((SourceLocation(first, 3, 9), "probe 'app:x' is also declared here"),)))
+        # Without its options the later file fails, which the rule generating its header reports, not this one.
+        pipeline.compare_target_files([pipeline.TargetFile(first, options), pipeline.TargetFile(later)])
 
     def test_a_compiler_that_cannot_run(self):
         path = self.file("#define T int\nprovider app { probe x(T); };\n")
