@@ -130,7 +130,8 @@ class FeatureProbeTest(CommandTestCase):
 
 class CompilerWordsTest(CommandTestCase):
     """$CC's every word, and the options of $CFLAGS that choose the target or what the
-    preprocessor defines and finds, preprocess the provider file as they compile -G's object."""
+    preprocessor defines and finds, preprocess the provider file as they compile -G's object.
+    With -C, as systemtap's dtrace: without it no preprocessor runs (every `#` line is a comment)."""
 
     def setUp(self):
         super().setUp()
@@ -150,7 +151,7 @@ class CompilerWordsTest(CommandTestCase):
         launcher = dropin.HERE / "make" / "launcher"
         flags = "-O2 -g -Wall --sysroot=/ -m64 -march=x86-64 -DFROM_CFLAGS -I include -Xassembler -mrelax-relocations=no"
         for mode, output in (("-h", "probes.h"), ("-G", "probes.o")):
-            result = self.run_command(self.usdt_dtrace, mode, "-s", "probes.d", "-o", output,
+            result = self.run_command(self.usdt_dtrace, "-C", mode, "-s", "probes.d", "-o", output,
                                       CC=f"{launcher} gcc", CFLAGS=flags, LAUNCHER_LOG=str(self.log))
             self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertEqual(self.launched("-E"), 2 * ["gcc --sysroot=/ -m64 -march=x86-64 -E -x c -DFROM_CFLAGS -I include "
@@ -167,7 +168,7 @@ class CompilerWordsTest(CommandTestCase):
         usdt_testing.require_tracer(self, compiler, needs_root=False, package="gcc-aarch64-linux-gnu")
         environment = {"CC": f"{compiler} --sysroot=/usr/aarch64-linux-gnu", "CFLAGS": "-O2 -Iinclude"}
         for mode in ("-h", "-G"):
-            result = self.run_command(self.usdt_dtrace, mode, "-s", "probes.d", **environment)
+            result = self.run_command(self.usdt_dtrace, "-C", mode, "-s", "probes.d", **environment)
             self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertEqual(self.declared_probes(self.directory / "probes.h"), ["myapp:on_aarch64"])
         header = package.run(["readelf", "-h", self.directory / "probes.o"]).stdout
@@ -179,7 +180,7 @@ class CompilerWordsTest(CommandTestCase):
         self.assertEqual(self.declared_probes(self.directory / "probes.h"), ["myapp:on_i386"])
 
     def test_a_target_option_the_compiler_rejects(self):
-        result = self.run_command(self.usdt_dtrace, "-h", "-s", "probes.d", CFLAGS="-mno-such-option -I include")
+        result = self.run_command(self.usdt_dtrace, "-C", "-h", "-s", "probes.d", CFLAGS="-mno-such-option -I include")
         self.assertEqual(result.returncode, 1)
         self.assertRegex(result.stderr, r"error: unrecognized command[- ]line option .-mno-such-option.")
         self.assertNotIn("Traceback", result.stderr)
