@@ -126,7 +126,7 @@ def run(args) -> int:
     plan = program.plan(selected, predicate, measures, release, args.pid if by_pid else None)
     if args.timeline is not None:
         timeline.checked_path(args.timeline)    # before anything else can fail later
-    script = program.program(plan, supervisor.READY_LINE, unread_strings.MARKER)
+    script = program.program(plan, supervisor.READY_LINE)
     if args.script:
         sys.stdout.write(script)
         return 0

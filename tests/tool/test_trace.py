@@ -15,6 +15,7 @@ tracer. Everything but --script and the errors needs root and bpftrace.
 Here: --script (ScriptTest), the errors (ErrorTest) and a Ctrl-C while usdt starts
 (StartupInterruptTest). CTest runs every class of usdt trace's tests through this module, by
 name (tool.trace_script, tool.trace, tool.bpftrace_releases): LiveTest is test_trace_live.py's,
+StringsTest test_trace_strings.py's,
 and the tests of what usdt makes of what it reads are test_trace_output.py's. What the tests
 share is trace_support.py.
 """
@@ -28,13 +29,15 @@ from pathlib import Path
 import usdt_testing
 from test_trace_live import LiveTest
 from test_trace_output import EarlyHitsTest, FastElfReadingTest, SeveralTracersTest, UnreadStringsTest
+from test_trace_strings import StringsTest
 from trace_support import (CTRL_C_IN_A_CALLBACK, INTERRUPT_DELAYS, KVSERVER_PROBES, OPTIONS, PROGRAMS, TRACE_TIMEOUT,
                            UNUSUAL_DIRECTORY, TraceTestCase, bpftrace_path, copy_programs, counted, interrupted,
                            parse_arguments, start_loading_late, start_waiting, usdt, usdt_command,
                            without_glibc_probes)
 
 # The classes of the other modules that CTest names.
-OTHER_MODULES_CLASSES = (LiveTest, EarlyHitsTest, FastElfReadingTest, SeveralTracersTest, UnreadStringsTest)
+OTHER_MODULES_CLASSES = (LiveTest, EarlyHitsTest, FastElfReadingTest, SeveralTracersTest, UnreadStringsTest,
+                         StringsTest)
 
 
 class ScriptTest(TraceTestCase):

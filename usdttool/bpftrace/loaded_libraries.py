@@ -107,7 +107,7 @@ class LoadedLibraries:
         count = sum(len(probes) for _, probes in selected)
         sources = sorted({source for _, probes in selected for _, source in probes})
         return supervisor.Program(
-            program.program(plan, supervisor.READY_LINE, unread_strings.MARKER), False,
+            program.program(plan, supervisor.READY_LINE), False,
             f"usdt: tracing {count} more probe{'s' if count != 1 else ''} of process {self.pid}, in "
             f"{', '.join(module.path for module, _ in selected)}, loaded since "
             f"(names and types from {', '.join(sources)})",
