@@ -112,19 +112,26 @@ class PlanTest(unittest.TestCase):
         self.assertEqual([(probe.traced.number, probe.traced.module, probe.traced.name) for probe in plan.probes],
                          [(10, 2, "kv:request"), (11, 2, "kv:tick")])
         self.assertEqual(plan.probes[0].predicate, "pid == 5 && @usdt_on")
-        text_format, values = plan.probes[0].record
-        self.assertEqual(text_format, "usdt-hit 10 %llu %d %d 0x%lx %llu %llu %lld\\037%s\\037%s\\036\\n")
-        self.assertEqual(values, 'nsecs, pid, tid, reg("ip"), arg0, arg1, arg2, comm, $string1')
-        self.assertTrue(plan.probes[0].holds_strings)
-        self.assertFalse(plan.probes[1].holds_strings)
+        # One printf for the numbers, one per string (bpftrace 0.17's stack): both name the hit by
+        # its thread and time, and the string's flags whether its byte after the cut is not NUL.
+        (head_format, head_values), (string_format, string_values) = plan.probes[0].record
+        self.assertEqual(head_format, "usdt-hit 10 %llu %d %d 0x%lx %llu %llu %lld %d %s")
+        self.assertEqual(head_values, '$usdt_time, pid, tid, reg("ip"), arg0, arg1, arg2, '
+                                      'strncmp(str(arg1 + 63, 2), "", 1), comm')
+        self.assertEqual((string_format, string_values), ("usdt-string %d %llu %s", "tid, $usdt_time, str(arg1, 64)"))
+        ((tick_format, _),) = plan.probes[1].record
+        self.assertTrue(tick_format.startswith("usdt-hit 11 "), tick_format)
         self.assertEqual((plan.maps, plan.epochs), ((), False))
 
-    def test_the_program_prints_what_the_generated_scripts_print(self):
+    def test_the_program_prints_records_for_bpftrace_f_json(self):
+        # Lines too are printed by usdt from the records (hits.text_line), not by bpftrace.
         selected = program.select(program.describe([APP], None), ["kv:request"], "app")
         plan = program.plan(selected, "", program.Measures(lines=True, records=False, count=False),
                                   releases.NEWEST_TESTED)
-        text = program.program(plan, "READY", "MARKED")
-        self.assertIn('printf("%llu pid=%d tid=%d kv:request id=%llu key=\\"%s\\" delta=%lld\\n",', text)
+        text = program.program(plan, "READY")
+        self.assertIn('printf("usdt-hit 0 %llu %d %d 0x%lx %llu %llu %lld %d %s",', text)
+        self.assertIn('printf("usdt-string %d %llu %s",', text)
+        self.assertNotIn("pid=%d", text)
         self.assertIn('usdt:"/bin/app":kv:request /@usdt_on/', text)
         self.assertIn('printf("READY %lld\\n", nsecs);', text)
         self.assertIn(summaries.MAPS_START, text)

@@ -210,7 +210,6 @@ class ProbePlan:
         return " && ".join(part for part in (self.target.predicate, "@usdt_on") if part)
 
 
-
 @dataclass(frozen=True)
 class Plan:
     probes: Tuple[ProbePlan, ...]

@@ -80,7 +80,6 @@ class Release:
         two files (needs_pid_predicate, below). 0.23 keeps only uprobes to it."""
         return self.version >= (0, 27)
 
-
     @property
     def usdt_arguments(self) -> int:
         """How many of a usdt probe's arguments the release reads as arg0, arg1...: 0.25 and
