@@ -49,7 +49,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("-d", "--provider-file", metavar="FILE.d",
                         help="take argument names and types from this provider file")
     parser.add_argument("--script", action="store_true",
-                        help="print the bpftrace program instead of running it (no root needed)")
+                        help="print the bpftrace program (for bpftrace -f json: records, not lines) and exit (no root needed)")
     answers = parser.add_argument_group(
         "answers", "Summaries are counted in BPF maps and printed at the end (Ctrl-C, or the end of the "
                    "process or command) instead of each hit's line.")
