@@ -66,3 +66,12 @@ class StringsTest(TraceTestCase):
         found = sorted((json.loads(line) for line in result.stdout.splitlines()), key=lambda hit: hit["monotonic_ns"])
         self.assertEqual([(hit["probe"], hit["args"], {key: hit[key] for key in ("cut", "unreadable", "not_read")
                                                        if key in hit}) for hit in found], JSON_HITS)
+
+    def test_histograms_of_arguments_past_the_sixth(self):
+        # Read as arg9, arg11 where bpftrace can, else from their operands (releases.operand_value).
+        result = usdt("trace", "--json", "--histogram", "strs:wide:i9", "--histogram", "strs:wide:i11",
+                      PROGRAMS["strings"], "--", PROGRAMS["strings"])
+        self.assertEqual(result.returncode, 0, result)
+        histograms = [line for line in map(json.loads, result.stdout.splitlines()) if line["type"] == "histogram"]
+        self.assertEqual([(histogram["argument"], histogram["count"], histogram["min"], histogram["max"])
+                          for histogram in histograms], [("i9", 1, -9, -9), ("i11", 1, 11, 11)], result)

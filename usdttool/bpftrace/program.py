@@ -270,10 +270,13 @@ def plan(selected, predicate: str, measures: Measures, release: Release, pid: Op
             values = _argument_values(probe, module, release)
             traced = hits.TracedProbe(number, module_number, probe,
                                       frozenset(index for index, value in enumerate(values) if value is None))
-            starts = tuple((span.number, _key(probe, span)) for span in measures.spans if span.start == name)
-            dones = tuple((span.number, _key(probe, span)) for span in measures.spans if span.done == name)
+            starts = tuple((span.number, _key(probe, span, values, release)) for span in measures.spans
+                           if span.start == name)
+            dones = tuple((span.number, _key(probe, span, values, release)) for span in measures.spans
+                          if span.done == name)
             histograms = tuple(
-                (histogram.number, f"arg{spans_module.histogram_index(probe, histogram)}",
+                (histogram.number,
+                 _read(probe, spans_module.histogram_index(probe, histogram), values, release, "--histogram"),
                  probe.arguments[spans_module.histogram_index(probe, histogram)].signed)
                 for histogram in measures.histograms if histogram.probe == name)
             if not (measures.lines or measures.records or measures.count or starts or dones or histograms):
@@ -286,9 +289,18 @@ def plan(selected, predicate: str, measures: Measures, release: Release, pid: Op
                 release.loses_a_count_of_a_new_key)
 
 
-def _key(probe: TracerProbe, span: spans_module.Span) -> str:
+def _key(probe: TracerProbe, span: spans_module.Span, values: Sequence[Optional[str]], release: Release) -> str:
     index = spans_module.key_index(probe, span.key)
-    return "tid" if index is None else f"arg{index}"
+    return "tid" if index is None else _read(probe, index, values, release, "--span")
+
+
+def _read(probe: TracerProbe, index: int, values: Sequence[Optional[str]], release: Release, option: str) -> str:
+    """The expression of argument `index` (_argument_values) for `option`, which cannot do
+    without it."""
+    if values[index] is None:
+        raise ToolError(f"{option}: bpftrace {release.text} cannot read {probe.full_name}'s "
+                        f"{probe.arguments[index].name} (argument {index + 1}; see the warning above)")
+    return values[index]
 
 
 def _argument_values(probe: TracerProbe, module: elf.Module, release: Release) -> List[Optional[str]]:
