@@ -1,7 +1,7 @@
 """What `usdt trace` makes of what it reads, in the interpreter usdt runs in and without a
-tracer: ELF files read quickly (FastElfReadingTest), bpftrace's lines before and after it
-attached (EarlyHitsTest), the lines of two bpftraces interleaved (SeveralTracersTest), and
-strings bpftrace read as "" read again from the process or the file (UnreadStringsTest).
+tracer: ELF files read quickly (FastElfReadingTest), bpftrace's `-f json` events before and
+after it attached (EarlyHitsTest), the events of two bpftraces interleaved (SeveralTracersTest),
+and strings bpftrace read as "" read again from the process or the file (UnreadStringsTest).
 tool.trace_script runs them through test_trace.py; trace_support.py holds what the tests of
 usdt trace share.
 """
