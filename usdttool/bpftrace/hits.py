@@ -13,6 +13,7 @@ The values: NULL is None, any other string a Text of its bytes (cut when longer 
 STRING_BYTES), a `char` its byte.
 """
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ class TracedProbe:
     def name(self) -> str:
         return self.probe.full_name
 
-    @property
+    @functools.cached_property      # asked at each hit
     def strings(self) -> Tuple[TracerArgument, ...]:
         """The string arguments the record carries the text of."""
         return tuple(argument for argument in self.probe.arguments
@@ -125,18 +126,20 @@ class RecordReader:
         hit = self._head(text[len(RECORD_START):].decode("utf-8", "surrogateescape"))
         if hit is None:
             return True, None
-        key = (hit.tid, hit.time)
         # A hit of this thread still waiting for its strings lost them (a full buffer drops events).
         for other in [other for other in self.pending if other[0] == hit.tid]:
             del self.pending[other]
+        if not hit.probe.strings:
+            return True, self._complete(hit, [])
+        key = (hit.tid, hit.time)
         self.pending[key] = _Pending(hit, [])
-        return True, self._finished(key)
+        return True, None
 
     def _head(self, record: str) -> Optional[Hit]:
-        words = record.split(" ")
-        if len(words) < 5 or not words[0].isdigit() or int(words[0]) not in self.probes:
+        number = record.split(" ", 1)[0]
+        if not number.isdigit() or int(number) not in self.probes:
             return None
-        probe = self.probes[int(words[0])]
+        probe = self.probes[int(number)]
         arguments = probe.probe.arguments
         fields = 5 + len(arguments) + len(probe.strings)
         words = record.split(" ", fields)
@@ -153,12 +156,16 @@ class RecordReader:
 
     def _finished(self, key: Tuple[int, int]) -> Optional[Hit]:
         pending = self.pending[key]
-        hit = pending.hit
-        numbers, cuts = hit.values
+        cuts = pending.hit.values[1]
         if len(pending.texts) < len(cuts):
             return None
         del self.pending[key]
-        texts, cuts = iter(pending.texts), iter(cuts)
+        return self._complete(pending.hit, pending.texts)
+
+    def _complete(self, hit: Hit, texts: List[bytes]) -> Hit:
+        """The hit of a record's head `hit` with the texts of its strings."""
+        numbers, cuts = hit.values
+        texts, cuts = iter(texts), iter(cuts)
         values: List[object] = []
         for argument, value in zip(hit.probe.probe.arguments, numbers):
             if argument.index in hit.probe.not_read:

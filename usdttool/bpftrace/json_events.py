@@ -52,7 +52,9 @@ def parse(line: bytes) -> Optional[Event]:
     if not line.strip():
         return None
     try:
-        event = json.loads(_ESCAPE.sub(_byte, line).decode("utf-8", "surrogateescape"))
+        if b"\\uffffff" in line or b"\\uFFFFFF" in line:     # most lines have none
+            line = _ESCAPE.sub(_byte, line)
+        event = json.loads(line.decode("utf-8", "surrogateescape"))
     except ValueError:
         event = None
     if not isinstance(event, dict):
