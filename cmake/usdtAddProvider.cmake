@@ -25,7 +25,11 @@ check and Python it runs: docs/cmake.md, "usdt_add_provider".
   and the same ``.d`` file in several targets both work: each target gets its own copy of
   the generated files in ``<target>.usdt/`` in the target's binary directory. Two ``.d``
   files of the same name in one target, INTERFACE, IMPORTED and ALIAS targets, unknown
-  keywords and files not ending in ``.d`` are configure errors that say what to do.
+  keywords and files not ending in ``.d`` are configure errors that say what to do. A
+  probe declared in two ``.d`` files of one target (or two probes that would generate the
+  same macro) stops the build at both files' rules, each naming the other place:
+  ``b.d:3:11: error: probe 'app:tick' is declared in two provider files of the same target``,
+  then ``a.d:2:11: note: ...``.
 
 ``PUBLIC``
   Targets that link ``<target>`` can include the generated headers too (for a library
@@ -51,6 +55,8 @@ check and Python it runs: docs/cmake.md, "usdt_add_provider".
   configure error. The preprocessor runs over a ``.d`` file that uses ``#include``,
   ``#define`` or ``#if``, and over every file of the call when a ``-D`` or ``-U`` is given,
   as ``dtrace -C`` does. Relative ``-I`` paths are relative to the current source directory.
+  A file without directives is read as systemtap's ``dtrace`` reads it without ``-C``: a
+  ``#`` line such as ``# file: src/x.c`` is a comment (docs/provider-files.md, "Comments").
 
 ``TRACER_SCRIPTS``
   Also generate, next to each ``<name>.h``, scripts that print every probe of the file
@@ -352,6 +358,14 @@ function(usdt_add_provider target)
     endforeach()
     list(APPEND earlier_files "${provider_file}")
     set_property(TARGET "${target}" APPEND PROPERTY _USDT_PROVIDER_FILES "${provider_file}")
+    # Each file of the target, with its call's preprocessor options, for every file's rule: a
+    # probe declared in two of them is an error (in C it would compile to one site with a
+    # warning, in C++ to a redefinition). Read through $<TARGET_PROPERTY>, so that the rules of
+    # earlier calls see the files of later ones too.
+    set_property(TARGET "${target}" APPEND PROPERTY _USDT_OTHER_FILE_OPTIONS "--other-file=${provider_file}")
+    foreach(option IN LISTS preprocessor_options)
+      set_property(TARGET "${target}" APPEND PROPERTY _USDT_OTHER_FILE_OPTIONS "--other-file-option=${option}")
+    endforeach()
 
     set(header "${output_directory}/${stem}.h")
     set(scripts "")
@@ -383,10 +397,12 @@ function(usdt_add_provider target)
       COMMAND "${python}" ${python_options} -m usdtgen "${provider_file}"
               --header "${header}" ${script_options} --stamp "${stamp}" ${depfile_option} ${preprocessor}
               ${flavour_option} ${preprocessor_options}
-      DEPENDS "${provider_file}" ${generator_files}
+              "$<TARGET_PROPERTY:${target},_USDT_OTHER_FILE_OPTIONS>"
+      DEPENDS "${provider_file}" "$<TARGET_PROPERTY:${target},_USDT_PROVIDER_FILES>" ${generator_files}
       ${depfile_arguments}
       WORKING_DIRECTORY "${generator_root}"
       COMMENT "Generating USDT probes ${shown_header}"
+      COMMAND_EXPAND_LISTS
       VERBATIM)
     if(target_source_dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
       # Sources, so that building the target generates them; none is compiled.

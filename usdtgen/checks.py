@@ -88,6 +88,28 @@ def check_generated_names_unique(probes: Iterable[Generated]) -> None:
                     "rename one of them")
 
 
+def check_probes_unique_across_files(probes: Iterable[Generated], elsewhere: Iterable[Generated]) -> None:
+    """The file's probes against those of the target's other provider files (`elsewhere`):
+    the same probe twice, or two that would generate the same macro, semaphore or C++
+    function, compile to one site with a warning in C and to a redefinition in C++."""
+    owners: Dict[str, Tuple[str, SourceLocation]] = {}
+    for what, location, names in elsewhere:
+        for name in names:
+            owners.setdefault(name, (what, location))
+    for what, location, names in probes:
+        for name in names:
+            if name not in owners:
+                continue
+            other, other_location = owners[name]
+            if other == what:
+                raise GeneratorError(location, f"{what} is declared in two provider files of the same target; "
+                                               "declare it in one of them",
+                                     [(other_location, f"{other} is also declared here")])
+            raise GeneratorError(location, f"{what} and {other} (declared in another provider file of the same "
+                                           f"target) would both generate '{name}'; rename one of them",
+                                 [(other_location, f"{other} is declared here")])
+
+
 # Macros the generated header's includes (<stdint.h>, <stddef.h>, <stdbool.h>, usdt/usdt.h)
 # or GNU compilers (`linux`, `unix`) define: a generated name equal to one is replaced by
 # the preprocessor, or redefines it.

@@ -1,7 +1,8 @@
 """Command line: `python3 -m usdtgen [options] FILE.d`; prints nothing on success.
 
 On any problem in the input it prints `file:line:col: error: ...`, exits 1 and removes the
-outputs, so a build never goes on with a stale or half-written header.
+outputs that are regular files (files.remove_stale), so a build never goes on with a stale or
+half-written header; a FIFO or `/dev/null` given as an output stays.
 """
 
 import argparse
@@ -26,14 +27,14 @@ def main(argv: Optional[List[str]] = None) -> int:
             # The preprocessor lists what the .d file #includes; it only runs for a file with directives.
             listed = Path(scratch, "listed.d")
             cpp_options += ["-MD", "-MF", str(listed), "-MQ", _depfile_target(outputs, arguments)]
-        # A -D or -U means something only to the preprocessor, so it runs even over a file
-        # without directives, as `dtrace -C` does: else `-Dreq_id_t=uint64_t` would be ignored.
-        defines = any(option.startswith(("-D", "-U")) for option in arguments.cpp_options)
+        other_files = [pipeline.OtherFile(path, tuple(options)) for path, options in arguments.other_files]
         try:
             texts = pipeline.generate(arguments.input, arguments.cc or ["cc"], cpp_options, not arguments.no_semaphores,
-                                      always_preprocess=defines, kinds=tuple(outputs)).outputs
+                                      preprocessing=pipeline.preprocessing_for(arguments.cpp_options),
+                                      kinds=tuple(outputs), other_files=other_files).outputs
         except errors.FAILURES as failure:
-            _remove(removed_on_error)
+            for path in removed_on_error.values():
+                files.remove_stale(path)
             errors.report(failure)
             return 1
         writes = [(path, texts[kind]) for kind, path in outputs.items()]
@@ -103,18 +104,29 @@ def _argument_parser() -> argparse.ArgumentParser:
     cli.add_argument("-I", "-D", "-U", dest="cpp_options", action=_PreprocessorOption, default=[],
                      metavar="ARG", help="passed to the preprocessor, as with dtrace -C; a -D or -U runs it "
                                          "over a file without directives too")
+    cli.add_argument("--other-file", dest="other_files", action=_OtherFile, default=[], metavar="FILE",
+                     help="another provider file of the same target (usdt_add_provider gives each of them, this "
+                          "file included): a probe declared in both is an error")
+    cli.add_argument("--other-file-option", dest="other_files", action=_OtherFileOption, metavar="ARG",
+                     help="a preprocessor option (-I, -D, -U) of the --other-file before it: "
+                          "--other-file-option=-DNAME")
     cli.add_argument("--version", action="version", version=f"usdtgen {VERSION}")
     return cli
+
+
+class _OtherFile(argparse.Action):
+    def __call__(self, cli, namespace, value, option_string=None):
+        getattr(namespace, self.dest).append((value, []))
+
+
+class _OtherFileOption(argparse.Action):
+    def __call__(self, cli, namespace, value, option_string=None):
+        other_files = getattr(namespace, self.dest)
+        if not other_files:
+            cli.error(f"{option_string} must follow the --other-file it is for")
+        other_files[-1][1].append(value)
 
 
 class _PreprocessorOption(argparse.Action):
     def __call__(self, cli, namespace, value, option_string=None):
         getattr(namespace, self.dest).append(option_string + value)
-
-
-def _remove(outputs: Dict[str, Path]) -> None:
-    for path in outputs.values():
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass

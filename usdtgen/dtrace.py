@@ -18,7 +18,6 @@ exit 2; errors in the provider file print `file:line:col: error: ...` and exit 1
 no output file is left behind.
 """
 
-import contextlib
 import os
 import re
 import shlex
@@ -45,10 +44,11 @@ Generates USDT probes from a DTrace provider file, as systemtap's dtrace does.
                 with $CC (default cc) $CFLAGS -fPIC -c (default output: FILE.o)
   -s FILE.d     the provider file
   -o FILE       the output file
-  -C            run the C preprocessor over the provider file (implied when it has
-                directives): $CC (default cc), all its words, with the options of
-                $CFLAGS that choose the target (--sysroot, --target, -m...) or
-                what it defines and finds (-I, -D, -U, -isystem)
+  -C            run the C preprocessor over the provider file: $CC (default cc),
+                all its words, with the options of $CFLAGS that choose the target
+                (--sysroot, --target, -m...) or what it defines and finds (-I, -D,
+                -U, -isystem). Without -C, as with systemtap's dtrace, a '#' starts
+                a comment to the end of its line ('#pragma usdt' lines excepted)
   -I DIR, -D NAME[=VALUE], -U NAME
                 preprocessor options, also passed to the compiler for -G
   -x ARG, -k, -q, -32, -64, -fpic, -fPIC, --types, --no-pyparsing
@@ -98,11 +98,15 @@ class Invocation:
     mode: str = ""                       # "header" or "object"
     provider_file: str = ""
     output: str = ""
-    always_preprocess: bool = False      # -C
+    always_preprocess: bool = False      # -C; without it, no preprocessor, as systemtap's dtrace
     cpp_options: List[str] = field(default_factory=list)
     action: str = "generate"             # or "help", "version"
     compiler: List[str] = field(default_factory=lambda: ["cc"])   # $CC
     flags: List[str] = field(default_factory=list)                # $CFLAGS
+
+    @property
+    def preprocessing(self) -> pipeline.Preprocessing:
+        return pipeline.Preprocessing.ALWAYS if self.always_preprocess else pipeline.Preprocessing.NEVER
 
     @property
     def preprocessor(self) -> List[str]:
@@ -208,7 +212,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     output = invocation.output_path
     try:
         generated = pipeline.generate(invocation.provider_file, invocation.preprocessor,
-                                      invocation.preprocessor_options, always_preprocess=invocation.always_preprocess,
+                                      invocation.preprocessor_options, preprocessing=invocation.preprocessing,
                                       kinds=("header",), providers_required=False)
         if not generated.model.providers:
             # As systemtap's dtrace, a warning: configure scripts test whether -G works on `BEGIN{}`.
@@ -228,10 +232,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     else:
         return 0
     # A stale output from an earlier run must not let the build go on either.
-    # Not /dev/null, /dev/stdout or a FIFO, which systemtap's dtrace leaves too.
-    with contextlib.suppress(OSError):
-        if not output.is_dir() and not files.written_in_place(output):
-            output.unlink()
+    files.remove_stale(output)
     return 1
 
 

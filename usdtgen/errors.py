@@ -4,7 +4,7 @@ for the preprocessor's own diagnostics), and the one way every entry point repor
 
 import sys
 from dataclasses import dataclass
-from typing import Optional, TextIO
+from typing import Optional, Sequence, TextIO, Tuple
 
 
 @dataclass(frozen=True)
@@ -25,12 +25,15 @@ def printable(text: str) -> str:
 
 
 class GeneratorError(Exception):
-    """A problem in the user's input, reported as `file:line:col: error: message`."""
+    """A problem in the user's input, reported as `file:line:col: error: message`, and then one
+    `file:line:col: note: text` line per note: the other place a clash involves."""
 
-    def __init__(self, location: SourceLocation, message: str):
+    def __init__(self, location: SourceLocation, message: str,
+                 notes: Sequence[Tuple[SourceLocation, str]] = ()):
         super().__init__(f"{location}: error: {message}")
         self.location = location
         self.message = message
+        self.notes = tuple(notes)
 
 
 class PreprocessorFailed(Exception):
@@ -54,3 +57,5 @@ def report(failure: Exception, stream: Optional[TextIO] = None) -> None:
         stream.write(failure.diagnostics)
     else:
         stream.write(f"{failure}\n")
+        for location, note in failure.notes:
+            stream.write(f"{location}: note: {note}\n")

@@ -1,4 +1,5 @@
-"""Writing outputs: atomically, and not at all when they are unchanged."""
+"""Writing outputs: atomically, and not at all when they are unchanged; removing a stale one
+after a failure, and nothing else."""
 
 import contextlib
 import os
@@ -20,6 +21,19 @@ def written_in_place(path: Path) -> bool:
     except OSError:
         return False
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def remove_stale(path: Path) -> None:
+    """Removes the output `path` after a failed run, so that a build cannot go on with one
+    from an earlier run, if it is a regular file, which only a run can have made there (an
+    output is replaced by a regular file, `replaced_atomically`). Anything else is left as
+    it is: what is `written_in_place` (`/dev/null`, which as root a removal would take from the
+    whole machine, a FIFO), a directory, a symbolic link the user made."""
+    try:
+        if stat.S_ISREG(path.lstat().st_mode):
+            path.unlink()
+    except OSError:
+        pass
 
 
 def write_atomically(path: Path, text: str) -> None:

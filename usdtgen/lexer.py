@@ -2,6 +2,9 @@
 
 The text is either the .d file itself or the C preprocessor's output for it; in the
 latter case `# LINE "FILE"` markers move the locations back to the original files.
+Everything else from a `#` to the end of its line is a comment, as systemtap's dtrace reads
+it (`# file: src/util/virobject.c` in libvirt's provider file, `probe x(); # note`), except
+a `#pragma usdt` line.
 """
 
 import codecs
@@ -25,9 +28,7 @@ _BLANKS_RE = re.compile(r"[ \t\r\f\v]+")
 # provider file may hold around its providers contain (`char name[16];`, `A = 1 << 2`).
 _OTHER_RE = re.compile(r"""[0-9][A-Za-z0-9_.]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[][=+\-.&|<>!~%^?/]""")
 _LINE_MARKER_RE = re.compile(r'#\s*(?:line\s+)?(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?[^\n]*')
-_PRAGMA_RE = re.compile(r"#\s*pragma\b[^\n]*")
-_USDT_PRAGMA_RE = re.compile(r"#\s*pragma\s+usdt\b[ \t]*([^\n]*)")
-_DIRECTIVE_RE = re.compile(r"#\s*(\w*)")
+_USDT_PRAGMA_RE = re.compile(r"#\s*pragma\s+usdt\b[ \t]*([^\n#]*)")  # a `#` after it starts a comment
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,12 @@ class Token:
         return "end of file" if self.kind == END else f"'{printable(self.text)}'"
 
 
-def tokenize(text: str, path: str) -> Iterator[Token]:
-    """Yields the tokens of `text`, then one END token. Raises GeneratorError."""
+def tokenize(text: str, path: str, preprocessed: bool = False) -> Iterator[Token]:
+    """Yields the tokens of `text`, then one END token. Raises GeneratorError.
+
+    `preprocessed`: `text` is the preprocessor's output, whose line markers are honoured. In a
+    file read as it is they are comments, as systemtap's dtrace without -C reads them: a
+    comment line such as `# 2 probes per request` must not renumber the lines after it."""
     position = 0
     line = 1
     line_start = 0
@@ -75,8 +80,10 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
                 line += newlines
                 line_start = position + comment.rfind("\n") + 1
             position = end + 2
-        elif character == "#" and text[line_start:position].strip() == "":
-            marker = _LINE_MARKER_RE.match(text, position)
+        elif character == "#":
+            at_line_start = text[line_start:position].strip() == ""
+            marker = _LINE_MARKER_RE.match(text, position) if preprocessed and at_line_start else None
+            pragma = _USDT_PRAGMA_RE.match(text, position) if at_line_start else None
             if marker:
                 # The marker names the line that follows it.
                 line = int(marker.group(1)) - 1
@@ -84,17 +91,16 @@ def tokenize(text: str, path: str) -> Iterator[Token]:
                 if marker.group(2):
                     path = _unquote(marker.group(2))
                 position = marker.end()
-            elif _USDT_PRAGMA_RE.match(text, position):
-                pragma = _USDT_PRAGMA_RE.match(text, position)
+            elif pragma:
                 body_column = pragma.start(1) - line_start + 1
                 yield Token(PRAGMA, pragma.group(1), SourceLocation(path, line, body_column))
                 position = pragma.end()
-            elif _PRAGMA_RE.match(text, position):
-                # `#pragma D attributes/option ...` carry nothing a stapsdt note can express.
-                position = _PRAGMA_RE.match(text, position).end()
             else:
-                directive = _DIRECTIVE_RE.match(text, position).group(1)
-                raise GeneratorError(here(), f"unexpected preprocessor directive '#{directive}'")
+                # A comment to the end of the line, `#pragma D attributes ...` among them (they
+                # carry nothing a stapsdt note can express), and whatever else the
+                # preprocessor leaves (`#ident`).
+                end = text.find("\n", position)
+                position = end_of_text if end < 0 else end
         elif character in PUNCTUATION_CHARACTERS:
             yield Token(PUNCTUATION, character, here())
             position += 1

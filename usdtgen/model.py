@@ -188,13 +188,19 @@ def build(syntax: FileSyntax, source_name: str, path: str, semaphores: bool = Tr
     typedefs = {typedef.name: typedef.type_words for typedef in syntax.typedefs}
     providers = tuple(_provider(provider, has_semaphore, typedefs, source_name) for provider in syntax.providers)
     model = ProviderFile(source_name, _stem(source_name), providers)
-    check_generated_names_unique((_what(probe), probe.location, (
-        probe.macro_name, probe.enabled_macro_name, probe.semaphore_name, f"{provider.cxx_namespace}::{probe.cxx_name}"))
-        for provider in providers for probe in provider.probes)
+    check_generated_names_unique(probe_names(model))
     for provider in providers:
         check_provider_namespace_not_reserved(provider.name, provider.cxx_namespace, provider.location)
         check_generated_names_free(_generated_names(provider), typedefs)
     return model
+
+
+def probe_names(provider_file: ProviderFile) -> List[Generated]:
+    """Each probe of the file with the names its declaration generates: its macros, its
+    semaphore, its C++ function."""
+    return [(_what(probe), probe.location, (probe.macro_name, probe.enabled_macro_name, probe.semaphore_name,
+                                            f"{provider.cxx_namespace}::{probe.cxx_name}"))
+            for provider in provider_file.providers for probe in provider.probes]
 
 
 def _what(probe: Probe) -> str:

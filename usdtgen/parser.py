@@ -6,12 +6,13 @@ Grammar (the DTrace subset that stapsdt can express):
     clause    := tokens '{' ... '}'   -- braces that open no struct, union, enum or initializer:
                  a D program clause (`BEGIN{}`, which configure scripts run `dtrace -G` on to
                  test for it) or a function definition; skipped
-    provider  := 'provider' IDENT '{' probe* '}' ';'
-    probe     := 'probe' IDENT '(' params ')' [ ':' '(' params ')' ] ';'
+    provider  := 'provider' IDENT '{' probe* '}' [ ';' ]
+    probe     := 'probe' IDENT '(' params ')' [ ':' '(' params ')' ] ( ';' | before 'probe' or '}' )
     params    := [ 'void' | param ( ',' param )* ]
     param     := IDENT+ ( '*' | IDENT )*      -- type words and stars, then an optional name
 The optional second parameter list is DTrace's translated-argument list; the first one
-decides the note, as in systemtap's dtrace.
+decides the note, as in systemtap's dtrace. Its grammar also makes the ';' after a probe and
+after a provider's '}' optional (`Optional(semi)`), which changes no meaning: so here.
 
 `#pragma usdt` lines may stand anywhere, one per line:
     pragma    := '#pragma usdt' SETTING target+
@@ -87,9 +88,10 @@ class FileSyntax:
     end: SourceLocation
 
 
-def parse(text: str, path: str) -> FileSyntax:
-    """Parses provider-file text. Raises GeneratorError at the first syntax error."""
-    return parse_tokens(tokenize(text, path))
+def parse(text: str, path: str, preprocessed: bool = False) -> FileSyntax:
+    """Parses provider-file text (the preprocessor's output if `preprocessed`). Raises
+    GeneratorError at the first syntax error."""
+    return parse_tokens(tokenize(text, path, preprocessed))
 
 
 def parse_tokens(tokens: Iterator[Token]) -> FileSyntax:
@@ -102,6 +104,7 @@ class _Parser:
         self._tokens = tokens
         self._pragmas: List[PragmaSyntax] = []
         self._current = self._next_token()
+        self._previous = self._current   # the token before the current one
 
     def parse_file(self) -> FileSyntax:
         providers = []
@@ -117,14 +120,20 @@ class _Parser:
 
     def _declaration(self) -> List[Token]:
         """A C declaration or a clause around the providers (systemtap's dtrace skips them
-        too): its tokens."""
+        too): its tokens. A declaration whose ';' is missing ends where the next one, or a
+        provider, starts: that is where the error says the ';' is expected."""
         start = self._current
         tokens: List[Token] = []
         depth = 0
         clause = False   # ends at its closing brace rather than at a ';'
         while depth or not (clause or self._at(";")):
             if self._current.kind == END:
-                raise self._error(f"expected ';' to end the declaration at {start.location}, found end of file")
+                raise _missing_semicolon(start, tokens, self._current)
+            if not depth and tokens and _starts_a_declaration(self._current, tokens[-1]):
+                raise _missing_semicolon(start, tokens, self._current)
+            provider = _provider_block_at(tokens) if not depth and self._at("{") else 0
+            if provider:
+                raise _missing_semicolon(start, tokens[:provider], tokens[provider])
             if self._current.text in ("{", "(", "["):
                 clause = clause or (not depth and self._current.text == "{" and _opens_a_clause(tokens))
                 depth += 1
@@ -147,7 +156,8 @@ class _Parser:
         while not self._at("}"):
             probes.append(self._probe())
         self._advance()
-        self._expect(";", "after the provider's closing '}'")
+        if self._at(";"):
+            self._advance()
         return ProviderSyntax(name.text, tuple(probes), name.location)
 
     def _probe(self) -> ProbeSyntax:
@@ -157,7 +167,11 @@ class _Parser:
         if self._at(":"):
             self._advance()
             self._parameter_list()
-        self._expect(";", "after the probe declaration")
+        if self._at(";"):
+            self._advance()
+        elif not (self._at_word("probe") or self._at("}")):
+            raise GeneratorError(_just_after(self._previous),
+                                 f"expected ';' after the probe declaration, found {self._current.describe()}")
         return ProbeSyntax(name.text, parameters, name.location)
 
     def _parameter_list(self) -> Tuple[ParameterSyntax, ...]:
@@ -214,7 +228,7 @@ class _Parser:
         return token
 
     def _advance(self) -> Token:
-        token = self._current
+        token = self._previous = self._current
         self._current = self._next_token()
         return token
 
@@ -261,6 +275,35 @@ def _opens_a_clause(tokens: List[Token]) -> bool:
     a struct, union or enum (`struct s {...} x;`), nor an initializer (`= {...};`)."""
     return not (tokens and tokens[-1].text == "=") and not any(
         token.kind == IDENTIFIER and token.text in TAG_KEYWORDS for token in tokens)
+
+
+def _missing_semicolon(start: Token, tokens: List[Token], found: Token) -> GeneratorError:
+    """The error for a declaration from `start` whose `tokens` no ';' ends before `found`."""
+    return GeneratorError(_just_after(tokens[-1]),
+                          f"expected ';' to end the declaration at {start.location}, found {found.describe()}")
+
+
+def _just_after(token: Token) -> SourceLocation:
+    """Where a missing ';' after `token` is reported, as compilers place it: right after it."""
+    return dataclasses.replace(token.location, column=token.location.column + len(token.text))
+
+
+def _starts_a_declaration(token: Token, previous: Token) -> bool:
+    """Whether `token`, outside brackets in a declaration, can only start another one: a
+    `typedef`, or a struct, union or enum keyword right after a body's `}`."""
+    return token.kind == IDENTIFIER and (token.text == "typedef" or (token.text in TAG_KEYWORDS
+                                                                      and previous.text == "}"))
+
+
+def _provider_block_at(tokens: List[Token]) -> int:
+    """Where in `tokens`, which a '{' outside brackets follows, `provider NAME` or `provider`
+    starts a provider block (not `struct provider {`); 0 if nowhere (never its first token,
+    which parse_file() takes for a provider itself)."""
+    for index in (len(tokens) - 2, len(tokens) - 1):
+        if (index > 0 and tokens[index].kind == IDENTIFIER and tokens[index].text == "provider"
+                and tokens[index - 1].text not in TAG_KEYWORDS):
+            return index
+    return 0
 
 
 def _looks_like_a_provider(tokens: List[Token]) -> bool:

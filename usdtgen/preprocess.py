@@ -1,6 +1,7 @@
 """Runs the C preprocessor over a provider file when it uses directives, as `dtrace -C` does.
 
-Files without directives are read as they are. After the preprocessor, `# LINE "FILE"`
+Files without directives are read as they are, where a `#` line that is no directive is a
+comment (`# file: src/util/virobject.c`), as systemtap's dtrace without -C reads it. After the preprocessor, `# LINE "FILE"`
 markers keep the lines right, and `restore_columns` finds each token in its original line
 again, because the preprocessor collapses white space.
 """
@@ -13,8 +14,14 @@ from typing import Dict, Iterator, List, Sequence, Tuple
 from .errors import GeneratorError, PreprocessorFailed, SourceLocation
 from .lexer import IDENTIFIER, Token
 
-# Any directive but `#pragma D ...` and `#pragma usdt ...`, which the lexer reads itself.
-_DIRECTIVE_RE = re.compile(r"^[ \t]*#(?![ \t]*pragma[ \t]+(?:D|usdt)\b)", re.MULTILINE)
+# The preprocessor's directives (GCC's and Clang's, a line marker `# 12 "file"` among them, not
+# `# 2 probes per request`), but
+# `#pragma D ...` and `#pragma usdt ...`, which the lexer reads itself. Another word after a
+# line's `#` makes a comment, which the preprocessor would reject ("invalid preprocessing
+# directive #file"): a file with only such lines is read as it is.
+_DIRECTIVE_RE = re.compile(r"^[ \t]*#[ \t]*(?:(?:include|include_next|import|define|undef|if|ifdef|ifndef|elif|"
+                           r"elifdef|elifndef|else|endif|line|error|warning|ident|sccs|assert|unassert)\b|"
+                           r"pragma\b(?![ \t]+(?:D|usdt)\b)|[0-9]+[ \t]*(?:\"|$))", re.MULTILINE)
 
 
 # A diagnostic that says where: `file:line:col: error:` (GCC leaves the column out of some).

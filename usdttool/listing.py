@@ -29,7 +29,8 @@ class Listed:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", nargs="?", metavar="FILE|PID",
-                        help="an executable or shared library, or the id of a running process")
+                        help="an executable or shared library (a name without a '/': a program on PATH, else "
+                             "the file here), or the id of a running process")
     parser.add_argument("-p", "--pid", type=int, help="list the probes of this running process")
     parser.add_argument("--libraries", action="store_true",
                         help="also list the probes of the shared libraries the file loads")
@@ -61,7 +62,7 @@ def _target(args: argparse.Namespace) -> Tuple[Optional[int], Optional[str]]:
         raise ToolError("nothing to list: give a file, a process id or -p PID")
     if args.target.isdigit() and not os.path.exists(args.target):
         return int(args.target), None
-    return None, args.target
+    return None, libraries.find_program(args.target)
 
 
 def kernel_warning(release: str) -> Optional[str]:

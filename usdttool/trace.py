@@ -9,7 +9,8 @@ The bpftrace program comes from the same template as the generated scripts.
 What is traced: the files named and the shared libraries they load (found as `usdt list
 --libraries` finds them; without patterns, only those whose probes usdt built), or every file
 a process maps (-p; glibc's own probes only when a pattern names them), the files named,
-mapped by it yet or not, and the libraries it loads while traced (bpftrace/loaded_libraries.py).
+mapped by it yet or not, and the libraries it loads while traced (bpftrace/loaded_libraries.py),
+even where it has none yet.
 Each file's probes are attached by its path.
 
 The parts: files/ reads ELF files and processes (probes, libraries, mappings); bpftrace/ talks
@@ -22,6 +23,7 @@ import argparse
 import dataclasses
 import os
 import sys
+from pathlib import Path
 from typing import List, Sequence
 
 from .answers import spans, summaries, timeline
@@ -37,10 +39,12 @@ def add_arguments(parser) -> None:
         "(in every process that runs them), or of a running process, with bpftrace: one line per "
         "hit, arguments by name and type. Needs root. Ctrl-C stops it.")
     parser.add_argument("binary", nargs="?", metavar="BINARY",
-                        help="executable or shared library whose probes to trace, with its libraries'")
+                        help="executable or shared library whose probes to trace, with its libraries' (a name "
+                             "without a '/' is a program on PATH, as the command after `--` is)")
     parser.add_argument("-p", "--pid", type=int, metavar="PID",
-                        help="trace the probes of every file process PID maps, or loads while traced, in "
-                             "that process only")
+                        help="trace the probes of every file process PID maps, or loads while traced (it is "
+                             "stopped a moment at each dlopen() until they are: docs/tracing.md), in that "
+                             "process only")
     parser.add_argument("probes", nargs="*", metavar="FILE|PROVIDER:PROBE",
                         help="more files to trace (an operand with a '/': ./libplugin.so; with -p, mapped "
                              "by the process yet or not), and probes "
@@ -68,12 +72,23 @@ def add_arguments(parser) -> None:
                          help="print the summaries every SECONDS too, each of that interval alone")
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true",
-                        help="one JSON object per line: per hit, or per summary (docs/tracing.md has the schema)")
+                        help=f"one JSON object per line: per hit, or per summary (the schema: {_tracing_docs()}, "
+                             f"\"JSON Lines\")")
     output.add_argument("--timeline", metavar="FILE",
                         help="write the hits and spans to FILE as a Chrome JSON trace, which "
                              "https://ui.perfetto.dev opens, instead of printing each hit")
     parser.epilog = ("After `--`, a command to run while tracing: tracing ends when it exits, "
                      "and usdt exits with its status.")
+
+
+def _tracing_docs() -> str:
+    """Where docs/tracing.md is for this usdt: in its source tree, or where the Debian package
+    puts it (share/usdt/usdttool/ beside share/doc/usdt/docs/)."""
+    here = Path(__file__).resolve().parent
+    for path in (here.parent / "docs" / "tracing.md", here.parents[1] / "doc" / "usdt" / "docs" / "tracing.md"):
+        if path.is_file():
+            return str(path)
+    return "docs/tracing.md in usdt's source"
 
 
 def run(args) -> int:
@@ -89,41 +104,58 @@ def run(args) -> int:
     files = [operand for operand in args.probes if "/" in operand]
     patterns = [operand for operand in args.probes if "/" not in operand]
     if args.pid is None:
-        files = [args.binary, *files]
+        files = [libraries.find_program(args.binary), *files]
         what = ", ".join(files)
         modules = _file_modules(files, every_library=bool(patterns))
-        unmapped = []
+        unmapped, in_its_own_root = [], False
     else:
         what = f"process {args.pid}"
         running = process.read_process(args.pid)
         mapped = [process_module.module for process_module in running.modules]
         unmapped = _unmapped_files(files, mapped)
         modules = mapped + unmapped
-        if not modules:
-            raise ToolError(f"process {args.pid} maps no file with USDT probes (no .note.stapsdt section)")
+        # A process in a chroot or a container: bpftrace 0.17's -p reads its files at
+        # /proc/PID/root/PATH, where PATH (/proc/PID/maps's) is this system's path ("couldn't get
+        # argument 0"), and 0.27's attaches there too. By the paths usdt read, and a predicate on its pid.
+        in_its_own_root = process.has_a_root_of_its_own(args.pid) or \
+            any(process.seen_through_its_root(process_module) for process_module in running.modules)
     # The program is written for the bpftrace that will run it: --script's for the one
     # installed, if any.
     bpftrace = supervisor.find_bpftrace(required=not args.script)
     release = releases.installed_release(bpftrace) if bpftrace else releases.NEWEST_TESTED
-    described = program.describe(modules, args.provider_file)
+    described = program.describe(modules, args.provider_file) if modules else []
+    waiting = ""
     if args.pid is not None and not patterns:
-        described = program.without_glibc(described)
-        if not any(probes for _, probes in described):
-            raise ToolError(f"process {args.pid} has only glibc's probes, which a pattern reaches: "
-                            f"usdt trace -p {args.pid} 'libc:*'")
+        glibc_only = bool(described)
+        described = [(module, probes) for module, probes in program.without_glibc(described) if probes]
+        if not described:
+            # Nothing to trace yet: the libraries it will load may have probes (named: ./libfoo.so).
+            waiting = ("it maps no file with USDT probes" if not glibc_only else
+                       "it maps none but glibc's, which a pattern reaches ('libc:*')")
     every_probe = [probe for _, probes in described for probe, _ in probes]
-    chosen = [probe for _, probes in program.select(described, patterns, what) for probe, _ in probes]
+    # A pattern for a library a process has not loaded yet needs its file, which -p reads.
+    not_loaded = f" (a library {what} has not loaded yet is traced when named: usdt trace -p {args.pid} " \
+                 f"./libfoo.so {' '.join(patterns)})" if args.pid is not None else ""
+    chosen = [probe for _, probes in program.select(described, patterns, what, unmatched_hint=not_loaded)
+              for probe, _ in probes]
     measures = _measures(args, chosen, every_probe)
     # The probes the measures name are traced, whatever the patterns say.
     named = {name for span in measures.spans for name in (span.start, span.done)} | \
         {histogram.probe for histogram in measures.histograms}
-    selected = program.leave_out_unreadable(program.select(described, patterns, what, also=named))
+    selected = program.select(described, patterns, what, also=named)
+    selected = program.leave_out_unreadable(selected) if not waiting else []
     # bpftrace -p, unless it would mix up one probe's sites in several files, cannot attach to
     # a file named (releases.py), or keeps the gate's tracepoint to the process too.
     by_pid = args.pid is not None and releases.pid_option_attaches(modules, unmapped) \
-        and not release.pid_option_filters_every_probe
+        and not release.pid_option_filters_every_probe and not in_its_own_root and not waiting
     predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
-    plan = program.plan(selected, predicate, measures, release, args.pid if by_pid else None)
+    notice, why_not_stopped = loaded_libraries.load_notice(running, release, by_pid) if args.pid is not None \
+        else (None, None)
+    if waiting and notice is None:
+        raise ToolError(f"nothing to trace in {what}: {waiting}, and usdt cannot hear it load libraries (no "
+                        f"dynamic linker found): name the file to trace, usdt trace -p {args.pid} ./libfoo.so")
+    plan = program.plan(selected, predicate, measures, release, args.pid if by_pid else None,
+                        load_notice=notice)
     if args.timeline is not None:
         timeline.checked_path(args.timeline)    # before anything else can fail later
     script = program.program(plan, supervisor.READY_LINE)
@@ -141,6 +173,9 @@ def run(args) -> int:
     in_files = f", in {len(selected)} files" if len(selected) > 1 else ""
     announcement = (f"usdt: tracing {count} probe{'s' if count != 1 else ''} of {what}{in_files} "
                     f"(names and types from {', '.join(sources)}); Ctrl-C to stop")
+    if waiting:
+        announcement = (f"usdt: tracing no probes of {what} yet: {waiting}; waiting for the libraries it loads "
+                        f"(dlopen()), traced from their first hit; Ctrl-C to stop")
     traced = [probe.traced for probe in plan.probes]
     summary = None
     if plan.aggregates or measures.count:
@@ -159,7 +194,7 @@ def run(args) -> int:
         if args.pid is not None:
             loaded = loaded_libraries.LoadedLibraries(running, modules, patterns, args.provider_file,
                                                       None if summary is not None else measures, release,
-                                                      unread, len(traced))
+                                                      unread, len(traced), notice, why_not_stopped)
         # With --json, standard output is JSON alone: the command's own output goes to stderr.
         status = supervisor.trace(bpftrace, script, args.pid, by_pid, watch_process, command, announcement,
                                   output, command_output=sys.stderr if args.json else None, loaded=loaded)

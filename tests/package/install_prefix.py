@@ -4,7 +4,8 @@ once for every test that consumes an install.
 `cmake --install` into a staging directory next to --installed-prefix, which is then moved
 to --installed-prefix: where it was installed is gone, so a consumer that works with it also
 shows that an installed usdt works after its prefix moved (nothing in it may name the
-directory it was installed to).
+directory it was installed to, but usdt.pc's `prefix=`, which pkg-config's --define-prefix
+replaces).
 """
 
 import shutil
@@ -17,7 +18,7 @@ import usdt_testing
 class InstallPrefix(unittest.TestCase):
     def test_installed_and_moved(self):
         prefix = package.SETUP.options.installed_prefix
-        staging = prefix.with_name(prefix.name + ".staging")
+        staging = package.staging_prefix(prefix)
         for directory in (prefix, staging):
             shutil.rmtree(directory, ignore_errors=True)
         package.install_usdt(staging)

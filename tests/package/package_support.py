@@ -84,6 +84,11 @@ def install_usdt(prefix: Path) -> None:
          *(["--config", config] if config else [])])
 
 
+def staging_prefix(prefix: Path) -> Path:
+    """Where the fixture usdt_installed installs usdt before moving it to `prefix`."""
+    return prefix.with_name(prefix.name + ".staging")
+
+
 def installed_usdt() -> Path:
     """The prefix where the CTest fixture usdt_installed has installed usdt, and moved it from
     (package/install_prefix.py); the test module must be added with INSTALLED."""

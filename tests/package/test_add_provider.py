@@ -43,6 +43,25 @@ class BuildErrorTest(CMakeProjectTestCase):
         self.assertIn("probes.d:4:16: error:", output)
         self.assertFalse(self.header.exists(), "a stale header must be removed")
 
+    def test_a_probe_declared_in_two_files_fails_at_both_naming_the_other(self):
+        # In C it compiled to one site and a warning about an internal macro, in C++ to a
+        # redefinition. The rule of each file reads the other (the first call's the later
+        # call's too), with that file's own options: more.d needs its -DTOCK_T.
+        self.write_provider(GOOD)
+        (self.source / "more.d").write_text("provider demo {\n    probe tock(TOCK_T seconds);\n};\n")
+        self.assertSucceeded(self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}", "-DUSDT_TEST_CALL=two_files"))
+        output = self.assertFailed(self.build())
+        message = "error: probe 'demo:tock' is declared in two provider files of the same target"
+        self.assertRegex(output, rf"(?m)^/\S*/probes\.d:4:11: {message}; declare it in one of them\n"
+                                 rf"/\S*/more\.d:2:11: note: probe 'demo:tock' is also declared here$")
+        self.assertRegex(output, rf"(?m)^/\S*/more\.d:2:11: {message}; declare it in one of them\n"
+                                 rf"/\S*/probes\.d:4:11: note: probe 'demo:tock' is also declared here$")
+        self.assertFalse(self.header.exists())
+        # Renamed in more.d: both rules run again, as each depends on the other file.
+        (self.source / "more.d").write_text("provider demo {\n    probe tack(TOCK_T seconds);\n};\n")
+        self.assertSucceeded(self.build())
+        self.assertTrue(self.header.is_file())
+
     def test_add_subdirectory_consumer_builds(self):
         # usdt_add_provider is called from the parent project, outside usdt's directory scope.
         self.write_provider(GOOD)

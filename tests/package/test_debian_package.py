@@ -1,6 +1,7 @@
 """The Debian package (debian/): `dpkg-buildpackage -us -uc -b` in a copy of the source tree (the
 checkout stays clean), lintian on the result, its files against usdt's own install
-(installed-files.txt) and Debian's documentation, then, in a clean Debian 12 root and a clean Debian
+(installed-files.txt) and Debian's documentation, every path of usdt's that its manual pages, its
+commands' --help and its documents name against its files, then, in a clean Debian 12 root and a clean Debian
 13 root, what a user does with it (debian_package_in_root.sh): `apt-get install ./usdt_*_all.deb`
 with its dependencies from the archive, the example project built against it with CMake and
 with Make, traced, systemtap-sdt-dev installed beside it, `apt-get remove --purge usdt`
@@ -13,6 +14,8 @@ dpkg-buildpackage, debhelper, dh-python, lintian and Debian's archive: else the 
 skip with the reason, which USDT_REQUIRE_TRACERS=1 turns into a failure.
 """
 
+import fnmatch
+import gzip
 import re
 import shutil
 import subprocess
@@ -32,6 +35,16 @@ ROOT_PACKAGES = ("bpftrace", "cmake", "g++", "gcc", "make", "pkg-config")
 BUILD_TOOLS = (("dpkg-buildpackage", "dpkg-dev"), ("dh", "debhelper"), ("dh_python3", "dh-python"),
                ("lintian", "lintian"))
 IN_ROOT_SCRIPT = Path(__file__).resolve().parent / "debian_package_in_root.sh"
+# A path of usdt's as a manual page or a document names it: under /usr, or under the prefix
+# (`<prefix>/libexec/usdt/bin`, which the package's prefix makes /usr/libexec/usdt/bin).
+USDT_PATH = re.compile(r"(?:/usr|<prefix>)(?:/[\w.*+-]+)*/[\w.*+-]*usdt[\w.*+/-]*")
+
+
+def usdt_paths(text: str):
+    """The paths of usdt's `text` names, as the package would hold them; troff's escapes
+    (`\\-`, `\\fB`) are read as the page shows them."""
+    text = re.sub(r"\\f[BIRP]|\\&", "", text).replace("\\-", "-")
+    return {path.replace("<prefix>", "/usr").rstrip("./") for path in USDT_PATH.findall(text)}
 
 
 def changelog_version(source: Path) -> str:
@@ -113,9 +126,32 @@ class DebianPackageTest(unittest.TestCase):
         expected = {f"usr/{path}" for path in golden if path and not path.startswith("#") and "__pycache__" not in path}
         debian_only = ("usr/share/doc/usdt/", "usr/share/man/man1/", "usr/share/python3/runtime.d/")
         self.assertEqual({path for path in files if not path.startswith(debian_only)}, expected)
-        self.assertLessEqual({"usr/share/doc/usdt/README.md.gz", "usr/share/doc/usdt/copyright",
-                              "usr/share/doc/usdt/docs/cmake.md.gz", "usr/share/man/man1/usdt.1.gz",
+        self.assertLessEqual({"usr/share/doc/usdt/README.md", "usr/share/doc/usdt/copyright",
+                              "usr/share/doc/usdt/docs/cmake.md", "usr/share/man/man1/usdt.1.gz",
                               "usr/share/man/man1/usdt-dtrace.1.gz"}, files)
+
+    def test_every_path_of_usdt_that_it_names_is_in_it(self):
+        # What the manual pages, the commands' --help and the documents in /usr/share/doc/usdt
+        # tell a user to open or run, read from the package itself: each must be one of its paths.
+        listing = package.run(["dpkg-deb", "--contents", self.deb]).stdout.splitlines()
+        paths = {"/" + line.split()[5].lstrip("./").rstrip("/") for line in listing}
+        contents = package.SETUP.work_dir / "contents"
+        package.run(["dpkg-deb", "-x", self.deb, contents])
+        texts = {str(page.relative_to(contents)): gzip.decompress(page.read_bytes()).decode()
+                 for page in contents.glob("usr/share/man/man1/*.1.gz")}
+        texts |= {str(document.relative_to(contents)): document.read_text()
+                  for document in contents.glob("usr/share/doc/usdt/**/*.md")}
+        # The package's own commands, not the source tree's modules CTest's PYTHONPATH names.
+        environment = {"PATH": "/usr/bin:/bin", "PYTHONPATH": ""}
+        for command in (["usdt-dtrace"], ["usdt"], ["usdt", "list"], ["usdt", "trace"]):
+            result = package.run([contents / "usr" / "bin" / command[0], *command[1:], "--help"],
+                                 environment=environment)
+            texts[f"{' '.join(command)} --help"] = result.stdout
+        self.assertGreaterEqual(len(texts), 2 + 10 + 4)
+        named = {(where, path) for where, text in texts.items() for path in usdt_paths(text)}
+        self.assertIn(("usr/share/man/man1/usdt.1.gz", "/usr/share/doc/usdt/docs/tracing.md"), named)
+        self.assertEqual(sorted(f"{where} names {path}" for where, path in named
+                                if not fnmatch.filter(paths, path)), [])
 
     def run_in_clean_root(self, suite: str):
         try:

@@ -1,5 +1,5 @@
 """The installed package: exactly the files of installed-files.txt, naming no directory of this
-machine.
+machine but in usdt.pc's `prefix=`, which names the prefix `cmake --install --prefix` gave.
 
 Reads the prefix the fixture usdt_installed installed and then moved (install_prefix.py): that
 every consumer builds against that moved prefix is theirs to show (package.find_package builds
@@ -15,6 +15,7 @@ import package_support as package
 import usdt_testing
 
 GOLDEN_LIST = Path(__file__).with_name("installed-files.txt")
+PKG_CONFIG_FILE = "share/pkgconfig/usdt.pc"
 
 
 def files_under(prefix: Path):
@@ -51,6 +52,15 @@ class InstallTest(unittest.TestCase):
             self.assertEqual(int.from_bytes(header[4:8], "little"), 0b11, caches[0])
             self.assertEqual(header[8:16], importlib.util.source_hash(source.read_bytes()), caches[0])
 
+    def test_the_pkg_config_file_names_the_prefix_it_was_installed_to(self):
+        # pkg-config prints paths as the file spells them: a prefix of `${pcfiledir}/../..`
+        # printed -I/usr/share/pkgconfig/../../include, which it does not drop as a system
+        # directory. The build was configured for another prefix than --prefix's.
+        installed_to = package.staging_prefix(self.prefix)
+        self.assertNotEqual(package.cache_value(package.SETUP.build_dir, "CMAKE_INSTALL_PREFIX"), str(installed_to))
+        lines = (self.prefix / PKG_CONFIG_FILE).read_text().splitlines()
+        self.assertEqual(lines[:2], [f"prefix={installed_to}", "includedir=${prefix}/include"])
+
     def test_no_installed_file_names_a_directory_of_this_machine(self):
         setup = package.SETUP
         # The byte-compiled modules too: their tracebacks' file names are the packages' own.
@@ -58,6 +68,8 @@ class InstallTest(unittest.TestCase):
         self.assertIn("share/usdt/cmake/usdtAddProvider.cmake", installed)
         for name in installed:
             contents = (self.prefix / name).read_bytes()
+            if name == PKG_CONFIG_FILE:
+                contents = re.sub(rb"(?m)^prefix=.*$", b"", contents)
             # The directory it was installed to, before the move, is under the build directory.
             for directory in (setup.source_dir, setup.build_dir, self.prefix):
                 self.assertNotIn(str(directory).encode(), contents, f"{name} names {directory}")

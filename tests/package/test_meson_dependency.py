@@ -2,7 +2,9 @@
 `dependency('usdt', method: 'cmake')` and with `method: 'pkg-config'`, given only the prefix
 (Meson's cmake_prefix_path and pkg_config_path), and builds a program with each that includes
 usdt/usdt.h from that prefix. Meson takes the CMake target usdt::usdt when given no
-`modules:`; without it, setup failed ("failed to guess a CMake target for usdt").
+`modules:`; without it, setup failed ("failed to guess a CMake target for usdt"). The prefix
+moved since its install (the fixture usdt_installed), so Meson's pkg-config is
+`pkg-config --define-prefix`, which takes the prefix from usdt.pc's directory.
 """
 
 import json
@@ -32,6 +34,7 @@ class MesonDependencyTest(unittest.TestCase):
         environment = {**os.environ,
                        "PATH": f"{os.path.dirname(package.SETUP.cmake)}{os.pathsep}{os.environ['PATH']}"}
         environment.pop("PKG_CONFIG_PATH", None)
+        environment["PKG_CONFIG"] = "pkg-config --define-prefix"
         environment.pop("CMAKE_PREFIX_PATH", None)
         result = package.run(["meson", "setup", cls.build, source, f"-Dcmake_prefix_path={cls.prefix}",
                               f"-Dpkg_config_path={cls.prefix / 'share' / 'pkgconfig'}"],

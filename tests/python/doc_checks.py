@@ -7,9 +7,10 @@ arguments, so that the tests can also run them on stale text.
 import fnmatch
 import re
 import subprocess
-from dataclasses import dataclass
+import tempfile
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Set
+from typing import Callable, Dict, Iterator, List, Set, Tuple
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 DOCUMENTS = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
@@ -181,7 +182,9 @@ def code_reference_problems(files: Dict[str, str]) -> List[str]:
     document named exists, and so does a heading quoted right after its name."""
     problems = []
     for path, text in files.items():
-        for match in re.finditer(r"docs/([\w-]+\.md)(?![\w.])(?:[^\"\n]{0,20}\"([^\"\n]+)\")?", text):
+        # A heading is quoted past a separator (`docs/cmake.md, "Keywords"`): a quote right after
+        # the name ends the string literal that holds it.
+        for match in re.finditer(r"docs/([\w-]+\.md)(?![\w.])(?:[^\"\n]{1,20}\"([^\"\n]+)\")?", text):
             document = REPOSITORY / "docs" / match.group(1)
             where = f"{path}:{text.count(chr(10), 0, match.start()) + 1}"
             if not document.is_file():
@@ -358,3 +361,121 @@ def line_problems(documents: Dict[str, str], quotes_: List[Quote]) -> List[str]:
 def module_comment() -> str:
     text = MODULE.read_text()
     return text[:text.index("#]=")]
+
+
+# ---- the runtime's mechanics
+
+MECHANICS_PROVIDER = "provider myapp {\n    probe request__start(uint64_t id, const char *path);\n};\n"
+MECHANICS_USER = """#include "probes.h"
+int docs_enabled(void) { return MYAPP_REQUEST_START_ENABLED(); }
+void docs_fire(const char *path) { MYAPP_REQUEST_START(1, path); }
+"""
+
+
+@dataclass(frozen=True)
+class Mechanics:
+    """How a generated header's probe works when compiled here, read from what the C
+    preprocessor expands MECHANICS_USER to: what the documents' sentences on it must agree with."""
+    enabled_check: str           # how PROBE_ENABLED() reads the semaphore: "asm goto" or "volatile read"
+    site_checks_semaphore: bool  # whether the site of a probe with a string argument tests the semaphore
+
+
+def function_body(source: str, name: str) -> str:
+    """The body of C function `name` in `source`, braces in string literals (asm templates) aside."""
+    match = re.search(rf"\b{name}\s*\([^)]*\)\s*\{{", source)
+    if not match:
+        raise AssertionError(f"no function {name} in the preprocessed header")
+    depth, end = 1, match.end()
+    while depth:
+        if source[end] == '"':
+            end = re.compile(r'"(?:[^"\\]|\\.)*"').match(source, end).end()
+            continue
+        depth += {"{": 1, "}": -1}.get(source[end], 0)
+        end += 1
+    return source[match.end():end - 1]
+
+
+def runtime_mechanics(usdt_dtrace: str, compiler: str = "cc") -> Mechanics:
+    """The mechanics of a header usdt-dtrace generates, as `compiler` preprocesses it."""
+    with tempfile.TemporaryDirectory() as directory:
+        (Path(directory) / "probes.d").write_text(MECHANICS_PROVIDER)
+        (Path(directory) / "user.c").write_text(MECHANICS_USER)
+        for command in ([usdt_dtrace, "-h", "-s", "probes.d", "-o", "probes.h"], [compiler, "-E", "-P", "user.c"]):
+            result = subprocess.run(command, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if result.returncode != 0:
+                raise AssertionError(f"{' '.join(command)} exited {result.returncode}:\n{result.stdout}")
+    source = result.stdout
+    expression = " ".join(re.fullmatch(r"\s*return\s+(.*);\s*", function_body(source, "docs_enabled"), re.DOTALL)
+                          .group(1).split())
+    called = re.match(r"[(\s]*(\w+)\s*\(", expression)
+    if called and re.search(r"\basm\b[\w\s]*\bgoto\b|\b__asm__\b[\w\s]*\bgoto\b", function_body(source, called.group(1))):
+        enabled_check = "asm goto"
+    elif (re.fullmatch(r"[(\s]*myapp_request__start_semaphore[)\s]*!= 0[)\s]*", expression)
+          and re.search(r"\bvolatile unsigned short myapp_request__start_semaphore\b", source)):
+        enabled_check = "volatile read"
+    else:
+        raise AssertionError(f"the is-enabled check is {expression!r}, neither an asm goto nor a volatile read: "
+                             "say what it is in Mechanics")
+    site = " ".join(function_body(source, "docs_fire").split())
+    return Mechanics(enabled_check=enabled_check,
+                     site_checks_semaphore=expression in site or bool(called and re.search(rf"\b{called.group(1)}\b", site)))
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A way the documents say how the runtime works, and what must hold of the Mechanics
+    for a sentence saying it to be true."""
+    says: str                                # a regular expression, searched in each sentence
+    problem: str                             # why it is false, formatted with the Mechanics' fields
+    holds: Callable[[Mechanics, str], bool]  # of the Mechanics and the sentence
+
+
+# How a sentence names each way the is-enabled check can read the semaphore.
+ENABLED_CHECK_NAMES = {"asm goto": r"\basm goto\b", "volatile read": r"\bvolatile\b"}
+CLAIMS = (
+    Claim(r"\b(?:check|test|read)s? of (?:the|its) semaphore (?:per|for each|for every|for an?) (?:string|pointer)"
+          r"|\b(?:string|pointer) arguments? (?:adds?|costs?) an? (?:check|test|read) of (?:it|the semaphore)",
+          "says a probe site tests its semaphore for a string argument: a generated header's site holds no "
+          "is-enabled check", lambda mechanics, sentence: mechanics.site_checks_semaphore),
+    Claim(r"(?:ENABLED\(\)|is-enabled|\bguard)[^.]*?(?:volatile (?:read|access|load)|costs? a load)",
+          "says how the is-enabled check reads the semaphore without naming what it is here: {enabled_check}",
+          lambda mechanics, sentence: bool(re.search(ENABLED_CHECK_NAMES[mechanics.enabled_check], sentence))),
+)
+
+
+def sentences(text: str) -> Iterator[Tuple[int, str]]:
+    """The sentences of a document's prose (paragraphs, list items, table rows and headings; not
+    code blocks), each with the line it starts on."""
+    unit: List[Tuple[int, str]] = []
+
+    def flush():
+        joined = " ".join(part for _, part in unit)
+        starts, offset = [], 0
+        for number, part in unit:
+            starts.append((offset, number))
+            offset += len(part) + 1
+        start = 0
+        for match in re.finditer(r"(?<=[.!?])\s+(?=[A-Z`(*\[])|$", joined):
+            if joined[start:match.start()].strip():
+                yield max(number for begin, number in starts if begin <= start), joined[start:match.start()]
+            start = match.end()
+        unit.clear()
+
+    block = False
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            yield from flush()
+            block = not block
+        elif not block:
+            if not stripped or re.match(r"(?:[-*|#]|\d+\.)\s", stripped + " "):
+                yield from flush()
+            if stripped:
+                unit.append((number, stripped))
+    yield from flush()
+
+
+def mechanics_problems(documents: Dict[str, str], mechanics: Mechanics) -> List[str]:
+    return [f"{name}:{line}: {sentence!r} {claim.problem.format(**asdict(mechanics))}"
+            for name, text in documents.items() for line, sentence in sentences(text)
+            for claim in CLAIMS if re.search(claim.says, sentence) and not claim.holds(mechanics, sentence)]

@@ -125,6 +125,38 @@ class GeneratedNameCheckTest(CheckTestCase):
             checks.check_provider_namespace_not_reserved(namespace, namespace, at(1, 10))
 
 
+class AcrossFilesCheckTest(CheckTestCase):
+    def located(self, path, line, column):
+        return SourceLocation(path, line, column)
+
+    def reported(self, check, *arguments):
+        with self.assertRaises(GeneratorError) as caught:
+            check(*arguments)
+        return str(caught.exception), caught.exception.notes
+
+    def test_the_same_probe_in_another_file(self):
+        own = [("probe 'p:y'", self.located("b.d", 2, 9), ("P_Y",)),
+               ("probe 'p:x'", self.located("b.d", 3, 9), ("P_X", "P_X_ENABLED"))]
+        elsewhere = [("probe 'p:x'", self.located("a.d", 1, 20), ("P_X", "P_X_ENABLED"))]
+        self.assertEqual(self.reported(checks.check_probes_unique_across_files, own, elsewhere), (
+            "b.d:3:9: error: probe 'p:x' is declared in two provider files of the same target; declare it in one "
+            "of them", ((self.located("a.d", 1, 20), "probe 'p:x' is also declared here"),)))
+
+    def test_two_probes_that_would_generate_the_same_name(self):
+        own = [("probe 'p:a_b'", self.located("b.d", 1, 20), ("P_A_B", "p_a_b_semaphore"))]
+        elsewhere = [("probe 'p:a__b'", self.located("a.d", 4, 11), ("P_A_B", "p_a__b_semaphore"))]
+        self.assertEqual(self.reported(checks.check_probes_unique_across_files, own, elsewhere), (
+            "b.d:1:20: error: probe 'p:a_b' and probe 'p:a__b' (declared in another provider file of the same "
+            "target) would both generate 'P_A_B'; rename one of them",
+            ((self.located("a.d", 4, 11), "probe 'p:a__b' is declared here"),)))
+
+    def test_distinct_probes_pass_and_clashes_among_the_others_are_theirs(self):
+        own = [("probe 'p:x'", self.located("b.d", 1, 1), ("P_X",))]
+        elsewhere = [("probe 'p:y'", self.located("a.d", 1, 1), ("P_Y",)),
+                     ("probe 'p:y'", self.located("c.d", 1, 1), ("P_Y",))]
+        checks.check_probes_unique_across_files(own, elsewhere)
+
+
 if __name__ == "__main__":
     usdt_testing.parse_options()
     usdt_testing.main()

@@ -12,6 +12,7 @@ the entry point, and byte-identical output across runs, which needs a new hash s
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -312,9 +313,9 @@ class InputErrorTest(CliTestCase):
         self.assertFailedWith("probes.d:6:3: error: unterminated comment\n")
 
     def test_syntax_error(self):
-        self.write("probes.d", "provider myapp {\n    probe start(int a)\n    probe stop();\n};\n")
-        self.assertFailedWith("probes.d:3:5: error: expected ';' after the probe declaration, "
-                              "found 'probe'\n", command_line=True)
+        self.write("probes.d", "provider myapp {\n    probe start(int a)\n    int stop;\n};\n")
+        self.assertFailedWith("probes.d:2:23: error: expected ';' after the probe declaration, "
+                              "found 'int'\n", command_line=True)
 
     def test_type_error(self):
         self.write("probes.d", "provider myapp {\n    probe start(struct request r);\n};\n")
@@ -401,12 +402,45 @@ class DepfileAndStampTest(CliTestCase):
         self.assertEqual(result.returncode, 1)
         self.assertRegex(result.stderr, r"^usdtgen: error: cannot write file/probes\.h: [^\n]+\n$")
 
+    def test_other_files_and_their_options(self):
+        # usdt_add_provider's rule: every file of the target, this one too, each with its options.
+        self.write("probes.d", PROVIDERS)
+        self.write("other.d", "provider myapp { probe done(STATUS status); };\n")
+        result = self.usdtgen("probes.d", "--header", "probes.h", "--other-file", "probes.d",
+                              "--other-file", "other.d", "--other-file-option=-DSTATUS=int")
+        self.assertEqual((result.returncode, result.stdout), (1, ""))
+        self.assertEqual(result.stderr, "probes.d:3:11: error: probe 'myapp:done' is declared in two provider "
+                                        "files of the same target; declare it in one of them\n"
+                                        "other.d:1:24: note: probe 'myapp:done' is also declared here\n")
+        self.assertFalse((self.directory / "probes.h").exists())
+        result = self.usdtgen("probes.d", "--other-file-option=-DSTATUS=int", "--other-file", "other.d")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("usdtgen: error: --other-file-option must follow the --other-file it is for", result.stderr)
+
     def test_an_error_removes_the_depfile_too(self):
         self.write("probes.d", PROVIDERS.replace("int status", "float status"))
         self.write("probes.deps", "stale\n")
         result = self.usdtgen("probes.d", "--header", "probes.h", "--depfile", "probes.deps")
         self.assertEqual(result.returncode, 1)
         self.assertFalse((self.directory / "probes.deps").exists())
+
+    def test_an_error_leaves_outputs_that_are_not_regular_files(self):
+        # As usdt-dtrace (files.remove_stale): a FIFO, /dev/null and a link the user made stay;
+        # /dev/null through a link here, never the machine's own, which as root the command
+        # removed. (Its own regular files go: assertFailedWith's stale outputs.)
+        self.write("probes.d", PROVIDERS.replace("int status", "float status"))
+        fifo = self.directory / "fifo"
+        os.mkfifo(fifo)
+        (self.directory / "null").symlink_to("/dev/null")
+        self.write("target.h", "the user's\n")
+        (self.directory / "link.bt").symlink_to("target.h")
+        result = self.usdtgen("probes.d", "--header", "fifo", "--bpftrace", "link.bt", "--perf", "null",
+                              "--depfile", "null")
+        self.assertEqual((result.returncode, result.stdout), (1, ""))
+        self.assertRegex(result.stderr, r"^probes\.d:3:16: error: argument type 'float'")
+        self.assertTrue(stat.S_ISFIFO(fifo.lstat().st_mode))
+        self.assertTrue((self.directory / "null").is_symlink())
+        self.assertEqual((self.directory / "link.bt").read_text(), "the user's\n")
 
 
 if __name__ == "__main__":

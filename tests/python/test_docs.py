@@ -17,7 +17,10 @@
   option of a quoted `dtrace` or `usdt-dtrace` command line is in `usdt-dtrace --help`;
 - lines: a quoted `FILE:LINE` of a file of the tree is a line it has, and none of a generated
   header is quoted (it moves with every change to the runtime header); a quoted `static
-  assertion failed: MESSAGE` is a message of the runtime headers.
+  assertion failed: MESSAGE` is a message of the runtime headers;
+- the runtime's mechanics: a sentence that says how a probe works (doc_checks.CLAIMS: that its
+  site tests the semaphore for a string argument; how `_ENABLED()` reads the semaphore) agrees
+  with what the C preprocessor makes of a header usdt-dtrace generates (doc_checks.Mechanics).
 
 Outputs that a test records (the cookbook's samples, checked by tests/cookbook) are read
 for paths and names only. StaleTextTest runs each check on the stale text it was written
@@ -31,8 +34,9 @@ from typing import List
 
 import usdt_testing
 from doc_checks import (Quote, all_quotes, code_files, code_name_problems, code_reference_problems, DOCUMENTS,
-                        dtrace_option_problems, keyword_problems, line_problems, link_problems, module_comment,
-                        option_problems, path_problems, quotes, REPOSITORY, usdt_dtrace_options, usdt_options)
+                        dtrace_option_problems, keyword_problems, line_problems, link_problems, Mechanics,
+                        mechanics_problems, module_comment, option_problems, path_problems, quotes, REPOSITORY,
+                        runtime_mechanics, usdt_dtrace_options, usdt_options)
 
 OPTIONS = None
 
@@ -68,6 +72,9 @@ class DocumentsTest(unittest.TestCase):
 
     def test_quoted_lines_exist(self):
         self.assertEqual(line_problems(self.documents, self.quotes), [])
+
+    def test_sentences_on_the_runtimes_mechanics_are_true(self):
+        self.assertEqual(mechanics_problems(self.documents, runtime_mechanics(OPTIONS.usdt_dtrace)), [])
 
 
 class StaleTextTest(unittest.TestCase):
@@ -116,6 +123,23 @@ class StaleTextTest(unittest.TestCase):
     def test_a_dtrace_option_usdt_dtrace_does_not_take(self):
         quotes_ = self.check("docs/dtrace.md", "`usdt-dtrace -h -s probes.d -o probes.h --keep`, `dtrace -G -s p.d -Z`\n")
         self.assertEqual(len(dtrace_option_problems(quotes_, {"-h", "-G", "-s", "-o"})), 2)
+
+    def test_claims_the_runtime_no_longer_makes_true(self):
+        # README.md and docs/api.md as they were when the site had stopped testing the semaphore for
+        # its strings (ABI 9) and the x86-64 check had become an asm goto.
+        stale = {
+            "README.md": "- **Honest is-enabled checks**: `PROBE_ENABLED()` reads the semaphore through a volatile\n"
+                         "  access, so a loop notices a tracer that attaches later.\n",
+            "docs/api.md": "| the site | a `nop`, and a check of the semaphore per string argument; the note records |\n\n"
+                           "Untraced, a site costs its `nop`; with a semaphore, each string argument adds a check of\n"
+                           "it.\n\nDisabled, a guard costs a load and a branch, whatever the arguments would cost.\n"}
+        mechanics = Mechanics(enabled_check="asm goto", site_checks_semaphore=False)
+        self.assertEqual([problem.split(":")[:2] for problem in mechanics_problems(stale, mechanics)],
+                         [["README.md", "1"], ["docs/api.md", "1"], ["docs/api.md", "3"], ["docs/api.md", "6"]])
+        # True of a runtime that does what they say.
+        mechanics = Mechanics(enabled_check="volatile read", site_checks_semaphore=True)
+        self.assertEqual([problem.split(":")[:2] for problem in mechanics_problems(stale, mechanics)],
+                         [["docs/api.md", "6"]])
 
     def test_a_generated_headers_line(self):
         text = ("```\nmain.cpp:8:18:   required from here\nprobes.h:596:48: error: static assertion "

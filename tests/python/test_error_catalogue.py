@@ -43,38 +43,45 @@ class Example:
     input: Optional[bytes]
     arguments: List[str]
     expected: List[str]
+    other_files: Dict[str, bytes]   # name -> text: the files of ```d NAME.d blocks
 
 
 def read_examples() -> List[Example]:
     """The examples: under each `###` title, an optional ```d block, then a ```console block
     whose first line is `$ python3 -m usdtgen ARGUMENTS` and the rest the expected stderr."""
     examples = []
-    title, source, block, info = None, None, None, ""
+    title, source, block, info, other_files = None, None, None, "", {}
     for line in EXAMPLES.read_text(encoding="utf-8").split("\n"):
         if block is not None:
             if line != "```":
                 block.append(line)
                 continue
-            if info.split()[:1] == ["d"]:
-                encoding = info.split()[1] if len(info.split()) > 1 else "utf-8"
+            words = info.split()
+            if words[:1] == ["d"] and len(words) > 1 and words[1].endswith(".d"):
+                other_files[words[1]] = ("\n".join(block) + "\n").encode("utf-8")
+            elif words[:1] == ["d"]:
+                encoding = words[1] if len(words) > 1 else "utf-8"
                 source = ("\n".join(block) + "\n").encode(encoding)
             elif info == "console":
                 command = block[0]
                 assert command.startswith(COMMAND), f"{title}: a console block starts with '{COMMAND}'"
-                examples.append(Example(title, source, shlex.split(command[len(COMMAND):]), block[1:]))
+                examples.append(Example(title, source, shlex.split(command[len(COMMAND):]), block[1:],
+                                        other_files))
             block = None
         elif line.startswith("### "):
-            title, source = line[4:], None
+            title, source, other_files = line[4:], None, {}
         elif line.startswith("```"):
             block, info = [], line[3:].strip()
     return examples
 
 
 def run(example: Example, directory: Path):
-    """Writes the input to the file the command line names last, runs the command line in
-    `directory`, in this process; returns (status, stderr)."""
+    """Writes the input to the file the command line names last, and the other files, runs the
+    command line in `directory`, in this process; returns (status, stderr)."""
     if example.input is not None:
         (directory / example.arguments[-1]).write_bytes(example.input)
+    for name, text in example.other_files.items():
+        (directory / name).write_bytes(text)
     stderr = io.StringIO()
     previous = os.getcwd()
     os.chdir(directory)

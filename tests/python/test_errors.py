@@ -36,6 +36,13 @@ class ReportTest(unittest.TestCase):
         self.assertEqual((error.location, error.message), (SourceLocation("p.d", 2, 5), "duplicate probe 'x'"))
         self.assertEqual(self.reported(error), "p.d:2:5: error: duplicate probe 'x'\n")
 
+    def test_each_note_follows_on_a_line_of_its_own(self):
+        error = GeneratorError(SourceLocation("b.d", 3, 11), "probe 'p:x' is declared twice",
+                               [(SourceLocation("a.d", 1, 20), "also here"), (SourceLocation("c.d", 2, 1), "and here")])
+        self.assertEqual(str(error), "b.d:3:11: error: probe 'p:x' is declared twice")
+        self.assertEqual(self.reported(error), "b.d:3:11: error: probe 'p:x' is declared twice\n"
+                                               "a.d:1:20: note: also here\nc.d:2:1: note: and here\n")
+
     def test_the_preprocessors_diagnostics_as_it_wrote_them(self):
         diagnostics = "p.d:1:10: fatal error: x.h: No such file or directory\ncompilation terminated.\n"
         self.assertEqual(self.reported(PreprocessorFailed(diagnostics)), diagnostics)

@@ -1,5 +1,5 @@
 """Unit tests of usdtgen.files: outputs replaced in one rename, left untouched when unchanged,
-with the permissions any new file gets."""
+with the permissions any new file gets; after a failure, only regular files removed."""
 
 import os
 import shutil
@@ -83,6 +83,34 @@ class ReplacedAtomicallyTest(unittest.TestCase):
             temporary.write_text("new\n")
         self.assertEqual(self.output.read_text(), "new\n")
         self.assertEqual(sorted(path.name for path in self.directory.iterdir()), ["probes.h"])
+
+
+class RemoveStaleTest(unittest.TestCase):
+    def setUp(self):
+        self.directory = Path(tempfile.mkdtemp(prefix="usdt-files-"))
+        self.addCleanup(shutil.rmtree, self.directory)
+
+    def test_a_regular_file_is_removed_and_a_missing_one_is_no_error(self):
+        output = self.directory / "probes.h"
+        output.write_text("stale\n")
+        files.remove_stale(output)
+        files.remove_stale(output)
+        self.assertFalse(output.exists())
+
+    def test_what_no_run_made_is_left(self):
+        # Not the machine's own /dev/null, as root: a link to it here.
+        fifo = self.directory / "fifo"
+        os.mkfifo(fifo)
+        (self.directory / "directory").mkdir()
+        (self.directory / "target.h").write_text("the user's\n")
+        (self.directory / "null").symlink_to("/dev/null")
+        (self.directory / "link.h").symlink_to("target.h")
+        for name in ("fifo", "directory", "null", "link.h"):
+            files.remove_stale(self.directory / name)
+        self.assertEqual(sorted(path.name for path in self.directory.iterdir()),
+                         ["directory", "fifo", "link.h", "null", "target.h"])
+        self.assertTrue(stat.S_ISFIFO(fifo.lstat().st_mode))
+        self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Unit tests of usdtgen.lexer: tokens, their file:line:col, comments, directives, bad input."""
+"""Unit tests of usdtgen.lexer: tokens, their file:line:col, comments (`#` ones too), line markers,
+pragmas, bad input."""
 
 import unittest
 
@@ -7,14 +8,19 @@ from usdtgen.errors import GeneratorError
 from usdtgen.lexer import tokenize
 
 
-def tokens(text, path="t.d"):
+def tokens(text, path="t.d", preprocessed=False):
     """(kind, text, "file:line:col") of every token, END included."""
-    return [(token.kind, token.text, str(token.location)) for token in tokenize(text, path)]
+    return [(token.kind, token.text, str(token.location)) for token in tokenize(text, path, preprocessed)]
 
 
-def located(text, path="t.d"):
+def located(text, path="t.d", preprocessed=False):
     """("text", "file:line:col") of every token but END: the common case in these tests."""
-    return [(text, location) for kind, text, location in tokens(text, path) if kind != "end of file"]
+    return [(text, location) for kind, text, location in tokens(text, path, preprocessed) if kind != "end of file"]
+
+
+def preprocessed(text, path="t.d"):
+    """located() for the preprocessor's output, whose line markers count."""
+    return located(text, path, preprocessed=True)
 
 
 class TokenTest(unittest.TestCase):
@@ -98,52 +104,75 @@ class DirectiveTest(unittest.TestCase):
             ("punctuation", "}", "t.d:3:1"),
             ("end of file", "", "t.d:4:1")])
 
+    def test_a_hash_after_a_pragma_usdt_starts_a_comment(self):
+        self.assertEqual(tokens("#pragma usdt semaphore p:x # p:y too\nx")[:2], [
+            ("pragma", "semaphore p:x ", "t.d:1:14"), ("identifier", "x", "t.d:2:1")])
+
     def test_line_marker_moves_file_and_line(self):
         # The marker names the line that follows it.
         text = 'provider\n# 12 "other.d"\np {\n\n  probe\n'
-        self.assertEqual(located(text), [
+        self.assertEqual(preprocessed(text), [
             ("provider", "t.d:1:1"), ("p", "other.d:12:1"), ("{", "other.d:12:3"),
             ("probe", "other.d:14:3")])
 
     def test_line_marker_with_gcc_flags(self):
-        self.assertEqual(located('# 7 "inc/x.h" 1 3 4\nprobe\n# 3 "t.d" 2\n}'), [
+        self.assertEqual(preprocessed('# 7 "inc/x.h" 1 3 4\nprobe\n# 3 "t.d" 2\n}'), [
             ("probe", "inc/x.h:7:1"), ("}", "t.d:3:1")])
 
     def test_line_directive_without_file_keeps_the_file(self):
-        self.assertEqual(located('# 5 "a.d"\n#line 40\nx\n'), [("x", "a.d:40:1")])
+        self.assertEqual(preprocessed('# 5 "a.d"\n#line 40\nx\n'), [("x", "a.d:40:1")])
 
     def test_escaped_quote_in_line_marker_file(self):
-        self.assertEqual(located('# 2 "a\\"b.d"\nx'), [("x", 'a"b.d:2:1')])
+        self.assertEqual(preprocessed('# 2 "a\\"b.d"\nx'), [("x", 'a"b.d:2:1')])
 
     def test_non_ascii_file_name_in_line_marker(self):
         # gcc -E writes the path as it is ("dir ü/x.d").
-        self.assertEqual(located('# 3 "dir \u00fc/x.d"\nx'), [("x", "dir \u00fc/x.d:3:1")])
+        self.assertEqual(preprocessed('# 3 "dir \u00fc/x.d"\nx'), [("x", "dir \u00fc/x.d:3:1")])
 
-    def test_other_directive_is_an_error(self):
-        # cli.py runs the preprocessor first whenever such a directive is present.
-        with self.assertRaises(GeneratorError) as caught:
-            tokens('provider p {\n  #include "x.h"\n')
-        self.assertEqual(str(caught.exception),
-                         "t.d:2:3: error: unexpected preprocessor directive '#include'")
+    def test_other_hash_lines_are_comments(self):
+        # As systemtap's dtrace reads them: libvirt marks sections of its provider with
+        # `# file:` and `# prefix:` lines; a directive too, which the pipeline has the
+        # preprocessor run first whenever it means something.
+        text = 'provider p {\n\t# file: src/util/virobject.c\n  #include "x.h"\n#\n\t# prefix: object\n  probe\n'
+        self.assertEqual(located(text), [("provider", "t.d:1:1"), ("p", "t.d:1:10"), ("{", "t.d:1:12"),
+                                         ("probe", "t.d:6:3")])
+
+    def test_a_line_marker_in_a_file_read_as_it_is_is_a_comment(self):
+        # `# 2 probes per request` must not renumber the lines after it.
+        self.assertEqual(located('# 2 probes per request\n# 7 "x.d"\n#line 9\nx\n'), [("x", "t.d:4:1")])
+
+    def test_a_hash_inside_a_line_starts_a_comment(self):
+        for text in ("probe x(int a); # note ) ( $\nprobe", "probe x(int a);# note\nprobe",
+                     "probe x(int a); #pragma usdt semaphore p:x\nprobe"):
+            with self.subTest(text=text):
+                self.assertEqual(located(text)[-2:], [(";", "t.d:1:15"), ("probe", "t.d:2:1")])
+        self.assertEqual(preprocessed('# 4 "a.d"\nprobe x(); # 9 "b.d"\ny'), [
+            ("probe", "a.d:4:1"), ("x", "a.d:4:7"), ("(", "a.d:4:8"), (")", "a.d:4:9"), (";", "a.d:4:10"),
+            ("y", "a.d:5:1")])
+
+    def test_comment_markers_inside_a_hash_comment_are_not_comments(self):
+        self.assertEqual(located("# see /* below\nx # and */\ny"), [("x", "t.d:2:1"), ("y", "t.d:3:1")])
+
+    def test_a_hash_inside_comments_and_literals_is_theirs(self):
+        self.assertEqual(located('/* # */ a // # \nb "#" \'#\''), [
+            ("a", "t.d:1:9"), ("b", "t.d:2:1"), ('"#"', "t.d:2:3"), ("'#'", "t.d:2:7")])
 
 
 class BadCharacterTest(unittest.TestCase):
-    def assertLexError(self, text, expected):
+    def assertLexError(self, text, expected, preprocessed=False):
         with self.assertRaises(GeneratorError) as caught:
-            tokens(text)
+            tokens(text, preprocessed=preprocessed)
         self.assertEqual(str(caught.exception), expected)
 
     def test_dollar(self):
         self.assertLexError("probe x(int $a)", "t.d:1:13: error: unexpected character '$'")
 
-    def test_hash_inside_a_line(self):
-        self.assertLexError("provider # x", "t.d:1:10: error: unexpected character '#'")
-
     def test_non_ascii_letter(self):
         self.assertLexError("provider\n caf\u00e9", "t.d:2:5: error: unexpected character '\u00e9'")
 
     def test_error_after_line_marker_uses_marked_location(self):
-        self.assertLexError('# 20 "real.d"\n  probe a$b();', "real.d:20:10: error: unexpected character '$'")
+        self.assertLexError('# 20 "real.d"\n  probe a$b();', "real.d:20:10: error: unexpected character '$'",
+                            preprocessed=True)
 
 
 class CTokenTest(unittest.TestCase):

@@ -75,6 +75,14 @@ class ParseTest(unittest.TestCase):
                          [("b", ["one"]), ("a", ["two", "three"])])
         self.assertEqual(str(syntax.providers[1].probes[1].location), "t.d:2:33")
 
+    def test_semicolons_after_probes_and_providers_may_be_left_out(self):
+        # As systemtap's dtrace reads them (`Optional(semi)` in its grammar).
+        syntax = parse("provider p {\n  probe x(int a)\n  probe y() : (int b)\n  probe z()\n}\n"
+                       "provider q { probe w(); }\ntypedef int n_t;\nprovider r { probe v(n_t n) }", "t.d")
+        self.assertEqual([(provider.name, [probe.name for probe in provider.probes]) for provider in syntax.providers],
+                         [("p", ["x", "y", "z"]), ("q", ["w"]), ("r", ["v"])])
+        self.assertEqual([typedef.name for typedef in syntax.typedefs], ["n_t"])
+
     def test_no_whitespace_needed_around_punctuation(self):
         (provider,) = parse("provider p{probe x(int,int*y):(int);};", "t.d").providers
         self.assertEqual(parameters(provider.probes[0]), [(("int",), None), (("int", "*"), "y")])
@@ -119,9 +127,9 @@ class PragmaTest(unittest.TestCase):
 
 
 class SyntaxErrorTest(unittest.TestCase):
-    def assertSyntaxError(self, text, expected):
+    def assertSyntaxError(self, text, expected, preprocessed=False):
         with self.assertRaises(GeneratorError) as caught:
-            parse(text, "t.d")
+            parse(text, "t.d", preprocessed)
         self.assertEqual(str(caught.exception), expected)
 
     def test_probe_outside_a_provider(self):
@@ -146,8 +154,11 @@ class SyntaxErrorTest(unittest.TestCase):
                                "t.d:2:11: error: expected '(', found 'int'")
 
     def test_missing_semicolon_after_probe(self):
-        self.assertSyntaxError("provider p {\n  probe x()\n};",
-                               "t.d:3:1: error: expected ';' after the probe declaration, found '}'")
+        # Before anything but another probe or the provider's '}', right after the ')'.
+        self.assertSyntaxError("provider p {\n  probe x(int a)\n  int b;\n};",
+                               "t.d:2:17: error: expected ';' after the probe declaration, found 'int'")
+        self.assertSyntaxError("provider p {\n  probe x(int a) : (int b)  struct\n};",
+                               "t.d:2:27: error: expected ';' after the probe declaration, found 'struct'")
 
     def test_semicolon_between_parameters(self):
         self.assertSyntaxError("provider p {\n  probe x(int a; int b);\n};",
@@ -169,15 +180,6 @@ class SyntaxErrorTest(unittest.TestCase):
         self.assertSyntaxError("provider p {\n  probe x();\n",
                                "t.d:3:1: error: expected 'probe' or '}', found end of file")
 
-    def test_missing_semicolon_after_provider(self):
-        self.assertSyntaxError("provider p {\n  probe x();\n}\nprovider q { probe y(); };\n",
-                               "t.d:4:1: error: expected ';' after the provider's closing '}', "
-                               "found 'provider'")
-
-    def test_missing_semicolon_after_last_provider(self):
-        self.assertSyntaxError("provider p {\n  probe x();\n}",
-                               "t.d:3:2: error: expected ';' after the provider's closing '}', "
-                               "found end of file")
 
     def test_identifier_starting_with_a_digit(self):
         self.assertSyntaxError("provider p {\n  probe 9abc();\n",
@@ -191,7 +193,8 @@ class SyntaxErrorTest(unittest.TestCase):
     def test_minus_after_line_marker_uses_marked_location(self):
         self.assertSyntaxError('# 20 "real.d"\nprovider p {\n  probe a-b();',
                                "real.d:21:10: error: unexpected character '-': names cannot "
-                               "contain '-' (DTrace's probe request-start is written request__start)")
+                               "contain '-' (DTrace's probe request-start is written request__start)",
+                               preprocessed=True)
 
     def test_c_token_in_a_parameter_list(self):
         self.assertSyntaxError("provider p { probe x(char name[16]); };",
@@ -239,21 +242,53 @@ class DeclarationTest(unittest.TestCase):
         self.assertEqual([provider.name for provider in syntax.providers], ["p"])
         self.assertEqual(parse("BEGIN{}\n", "t.d").providers, ())
 
-    def assertSyntaxError(self, text, expected):
+    def assertSyntaxError(self, text, expected, preprocessed=False):
         with self.assertRaises(GeneratorError) as caught:
-            parse(text, "t.d")
+            parse(text, "t.d", preprocessed)
         self.assertEqual(str(caught.exception), expected)
 
     def test_struct_body_without_a_semicolon(self):
+        # The ';' is expected right after the declaration's last token, as compilers say.
         self.assertSyntaxError("struct s { int a; }\n",
-                               "t.d:2:1: error: expected ';' to end the declaration at t.d:1:1, found end of file")
+                               "t.d:1:20: error: expected ';' to end the declaration at t.d:1:1, found end of file")
+
+    def assertSyntaxErrors(self, cases):
+        """assertSyntaxError on each (text, expected) of `cases`."""
+        for text, expected in cases:
+            with self.subTest(text=text):
+                self.assertSyntaxError(text, expected)
+
+    def test_a_declaration_without_its_semicolon_before_a_provider(self):
+        # Not "unknown type 'txid_t'" nor "expected 'provider', found 'typedef'" elsewhere.
+        self.assertSyntaxErrors((
+                ("typedef unsigned int txid_t\nprovider p { probe a(txid_t x); };",
+                 "t.d:1:28: error: expected ';' to end the declaration at t.d:1:1, found 'provider'"),
+                ("/* c */ typedef struct conn {\n  int fd;\n} conn_t\n\nprovider p { probe a(conn_t *c); };",
+                 "t.d:3:9: error: expected ';' to end the declaration at t.d:1:9, found 'provider'"),
+                ("struct s { int a; }\nprovider p { probe a(); };",
+                 "t.d:1:20: error: expected ';' to end the declaration at t.d:1:1, found 'provider'"),
+                ("enum e { A, B }\n  provider {",
+                 "t.d:1:16: error: expected ';' to end the declaration at t.d:1:1, found 'provider'")))
+
+    def test_a_declaration_without_its_semicolon_before_another(self):
+        self.assertSyntaxErrors((
+                ("typedef unsigned int a_t\ntypedef int b_t;\nprovider p { probe a(a_t x); };",
+                 "t.d:1:25: error: expected ';' to end the declaration at t.d:1:1, found 'typedef'"),
+                ("struct a { int x; }\nstruct b { int y; };",
+                 "t.d:1:20: error: expected ';' to end the declaration at t.d:1:1, found 'struct'"),
+                ("provider p { probe a(); };\nint n\ntypedef int b_t;",
+                 "t.d:2:6: error: expected ';' to end the declaration at t.d:2:1, found 'typedef'")))
+
+    def test_provider_as_a_struct_tag_is_no_provider(self):
+        syntax = parse("struct provider { int a; };\nstruct provider *current;\nprovider p { probe x(); };", "t.d")
+        self.assertEqual([provider.name for provider in syntax.providers], ["p"])
 
     def test_misspelt_provider_without_a_semicolon_is_not_a_clause(self):
         self.assertSyntaxError("provder p {\n  probe x();\n}", "t.d:1:1: error: expected 'provider', found 'provder'")
 
     def test_unterminated_declaration(self):
         self.assertSyntaxError("provider p { probe x(); };\nint after(void)\n",
-                               "t.d:3:1: error: expected ';' to end the declaration at t.d:2:1, found end of file")
+                               "t.d:2:16: error: expected ';' to end the declaration at t.d:2:1, found end of file")
 
     def test_unbalanced_bracket(self):
         self.assertSyntaxError("int x);", "t.d:1:6: error: unbalanced ')'")
@@ -266,8 +301,9 @@ class DeclarationTest(unittest.TestCase):
                                "t.d:2:24: error: expected ',' or ')' after a parameter, found ';'")
 
     def test_error_location_follows_line_markers(self):
-        self.assertSyntaxError('# 30 "orig.d"\nprovider p {\n  probe x()\n};',
-                               "orig.d:32:1: error: expected ';' after the probe declaration, found '}'")
+        self.assertSyntaxError('# 30 "orig.d"\nprovider p {\n  probe x() y;\n};',
+                               "orig.d:31:12: error: expected ';' after the probe declaration, found 'y'",
+                               preprocessed=True)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import usdt_testing
 from usdtgen import errors, pipeline, render
-from usdtgen.errors import GeneratorError, PreprocessorFailed
+from usdtgen.errors import GeneratorError, PreprocessorFailed, SourceLocation
 
 
 class PipelineTestCase(unittest.TestCase):
@@ -94,7 +94,7 @@ class PreprocessTest(PipelineTestCase):
         self.assertFails(f"{path}:2:11: error: argument type 'request_t': unknown type 'request_t'; use a C integer "
                          "type, a <stdint.h> type, bool, string, or a pointer, or '#define request_t <type>' before "
                          "the provider", path, cpp_options=["-Drequest_t=uint64_t"])
-        (probe,) = pipeline.build_model(path, cpp_options=["-Drequest_t=uint64_t"], always_preprocess=True).probes
+        (probe,) = pipeline.build_model(path, cpp_options=["-Drequest_t=uint64_t"], preprocessing=pipeline.Preprocessing.ALWAYS).probes
         self.assertEqual(probe.arguments[0].type.c_type, "uint64_t")
 
     def test_the_preprocessors_diagnostics_say_where(self):
@@ -103,6 +103,41 @@ class PreprocessTest(PipelineTestCase):
             pipeline.build_model(path)
         self.assertRegex(caught.exception.diagnostics, rf"^{path}:2:\d+: (?:fatal )?error: ")
         self.assertIsInstance(caught.exception, errors.FAILURES)
+
+    def test_hash_comments_as_systemtaps_dtrace_reads_them(self):
+        # libvirt's provider file: `# file:` and `# prefix:` lines inside the provider block.
+        text = ("provider libvirt {\n\t# file: src/util/virobject.c\n\t# prefix: object\n"
+                "\tprobe object_new(void *obj); # note\n\tprobe object_unref(int $);\n};\n")
+        path = self.file(text)
+        # Read as it is (no directive) or never preprocessed: the lines after the comments stay right.
+        self.assertFails(f"{path}:5:25: error: unexpected character '$'", path)
+        self.assertFails(f"{path}:5:25: error: unexpected character '$'", path,
+                         preprocessing=pipeline.Preprocessing.NEVER)
+        path = self.file(text.replace("int $", "int refs"))
+        (first, second) = pipeline.build_model(path, compiler=["/nonexistent/cc"]).probes
+        self.assertEqual((first.name, str(first.location), second.name), ("object_new", f"{path}:4:8", "object_unref"))
+
+    def test_never_preprocessed_directives_are_comments(self):
+        path = self.file('#include "missing.h"\nprovider app {\n#if 0\n  probe x();\n#endif\n  probe y(int n);\n};\n')
+        provider_file = pipeline.build_model(path, compiler=["/nonexistent/cc"],
+                                             preprocessing=pipeline.Preprocessing.NEVER)
+        self.assertEqual([(probe.name, probe.location.line) for probe in provider_file.probes], [("x", 4), ("y", 6)])
+
+    def test_a_probe_of_another_file_of_the_target(self):
+        path = self.file("provider app {\n  probe y();\n  probe x(COUNT n);\n};\n")
+        other = self.file("provider app { probe x(COUNT n); };\n", "other.d")
+        options = ["-DCOUNT=int"]
+        # The other file with its own options, the file itself among the others.
+        with self.assertRaises(GeneratorError) as caught:
+            pipeline.generate(path, cpp_options=options, preprocessing=pipeline.Preprocessing.ALWAYS,
+                              other_files=[pipeline.OtherFile(path, options), pipeline.OtherFile(other, options)])
+        self.assertEqual((str(caught.exception), caught.exception.notes), (
+            f"{path}:3:9: error: probe 'app:x' is declared in two provider files of the same target; declare it "
+            "in one of them", ((SourceLocation(other, 1, 22), "probe 'app:x' is also declared here"),)))
+        # Without its options the other file fails, which its own build reports, not this one.
+        generated = pipeline.generate(path, cpp_options=options, preprocessing=pipeline.Preprocessing.ALWAYS,
+                                      other_files=[pipeline.OtherFile(other)])
+        self.assertEqual([probe.name for probe in generated.model.probes], ["y", "x"])
 
     def test_a_compiler_that_cannot_run(self):
         path = self.file("#define T int\nprovider app { probe x(T); };\n")

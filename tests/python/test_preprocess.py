@@ -16,14 +16,18 @@ from usdtgen.lexer import tokenize
 class NeedsPreprocessorTest(unittest.TestCase):
     def test_directives_need_it(self):
         for text in ('#include "types.h"\n', "provider p {\n  #define N 1\n", "\t# if X\n#endif\n",
-                     "#pragma once\n", "#pragma Dx\n"):
+                     "#pragma once\n", "#pragma Dx\n", '# 12 "other.d"\n', "#line 40\n", "#  12\n"):
             with self.subTest(text=text):
                 self.assertTrue(preprocess.needs_preprocessor(text))
 
     def test_what_the_lexer_reads_itself_does_not(self):
         for text in ("provider p { probe x(); };\n", "#pragma D option quiet\nprovider p {};\n",
                      "  # pragma  usdt no_semaphore p:x\n", "#pragma\tD attributes Evolving provider p provider\n",
-                     "provider p { probe x(); }; // #include in a comment is not at a line's start\n"):
+                     "provider p { probe x(); }; // #include in a comment is not at a line's start\n",
+                     # Comments, as systemtap's dtrace reads them (libvirt's provider file).
+                     "provider p {\n\t# file: src/util/virobject.c\n\t# prefix: object\n",
+                     "provider p { probe x(); }; # include this\n", "#\n", "# 2 probes per request\n",
+                     "#includes\n", "#!/usr/sbin/dtrace -s\n"):
             with self.subTest(text=text):
                 self.assertFalse(preprocess.needs_preprocessor(text))
 
@@ -91,7 +95,7 @@ class RestoreColumnsTest(unittest.TestCase):
         holding `original` as {path}."""
         path = self.directory / "p.d"
         path.write_text(original, encoding="utf-8")
-        tokens = preprocess.restore_columns(tokenize(preprocessed.format(path=path), str(path)))
+        tokens = preprocess.restore_columns(tokenize(preprocessed.format(path=path), str(path), preprocessed=True))
         return [(token.text, f"{token.location.line}:{token.location.column}") for token in tokens if token.text]
 
     def test_collapsed_white_space_is_undone(self):
@@ -120,7 +124,7 @@ class RestoreColumnsTest(unittest.TestCase):
         # /dev/zero never ends: it must not be read.
         for name in ("/dev/zero", str(self.directory / "missing.d")):
             with self.subTest(name=name):
-                tokens = list(preprocess.restore_columns(tokenize(f'# 3 "{name}"\n  x  y\n', "p.d")))
+                tokens = list(preprocess.restore_columns(tokenize(f'# 3 "{name}"\n  x  y\n', "p.d", preprocessed=True)))
                 self.assertEqual([(token.text, token.location) for token in tokens if token.text],
                                  [("x", SourceLocation(name, 3, 3)), ("y", SourceLocation(name, 3, 6))])
 

@@ -2,8 +2,10 @@
 file written here, tests/support/written_elf.py, mapped as a loader would map it), the value of
 a semaphore in its memory, and what cannot be read."""
 
+import ctypes
 import mmap
 import os
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
@@ -65,6 +67,25 @@ class MappedFileTest(unittest.TestCase):
         running = process.Process(os.getpid(), (self.mapped_module(),), ())
         process.fault_in(running, {self.path})
         self.assertEqual(process.semaphore_value(os.getpid(), running.modules[0], SEMAPHORE).value, 1)
+
+
+class DynamicLinkerTest(unittest.TestCase):
+    """This process's dynamic linker, as a tracer hears it load libraries."""
+
+    def test_its_r_state_is_consistent_between_loads(self):
+        linker = process.dynamic_linker(os.getpid())
+        self.assertIsNotNone(linker)
+        self.assertIn("ld-linux", linker.path)
+        # No dlopen() under way: r_state is RT_CONSISTENT at the address found.
+        self.assertEqual(ctypes.c_int.from_address(linker.state_address).value, linker.RT_CONSISTENT)
+
+    def test_a_process_in_a_session_of_its_own_may_be_stopped(self):
+        child = subprocess.Popen(["sleep", "60"], start_new_session=True)
+        self.addCleanup(child.wait)
+        self.addCleanup(child.kill)
+        self.assertIsNone(process.why_not_stopped(child.pid))
+        self.assertFalse(process.is_stopped(child.pid))
+        self.assertFalse(process.has_a_root_of_its_own(child.pid))
 
 
 class ProcessErrorTest(unittest.TestCase):

@@ -35,6 +35,14 @@ class FileTest(ListTestCase):
         kvstore = PROGRAMS["kvstore"]
         self.assert_lists(usdt("list", kvstore), [f"{kvstore}: 1 probe", *kvstore_table(kvstore)])
 
+    def test_a_name_without_a_slash_is_a_program_on_path_else_a_file_here(self):
+        # As a shell runs it (`usdt list python3`); a library is no program: the file here.
+        kvserver, kvstore = Path(PROGRAMS["kvserver"]), Path(PROGRAMS["kvstore"])
+        on_path = usdt("list", kvserver.name, environment={"PATH": f"{kvserver.parent}:{os.environ['PATH']}"})
+        self.assert_lists(on_path, [f"{kvserver}: {KVSERVER_HEADING}", *kvserver_table(kvserver)])
+        here = usdt("list", kvstore.name, cwd=kvstore.parent)
+        self.assert_lists(here, [f"{kvstore.name}: 1 probe", *kvstore_table(kvstore)])
+
     def test_json_has_every_probe_site_and_argument(self):
         kvserver = PROGRAMS["kvserver"]
         result = usdt("list", "--json", kvserver)
@@ -208,6 +216,17 @@ class ErrorTest(ListTestCase):
         result = usdt("list", directory / "truncated")
         self.assertEqual((result.returncode, result.stdout), (1, ""))
         self.assertRegex(result.stderr, rf"^usdt: error: {directory}/truncated: malformed ELF file \(.+\)\n\Z")
+
+    def test_names_without_a_slash_that_name_no_program(self):
+        directory = self.work_directory()
+        (directory / "wrapper").write_text("#!/bin/sh\nexec true\n")
+        (directory / "wrapper").chmod(0o755)
+        environment = {"PATH": f"{directory}:{os.environ['PATH']}"}
+        self.assert_error(usdt("list", "wrapper", environment=environment),
+                          f"wrapper on PATH is {directory}/wrapper, a script (#!/bin/sh), not an ELF file: "
+                          f"name the program it runs")
+        self.assert_error(usdt("list", "no-such-program-here", cwd=directory),
+                          "no-such-program-here: no such file here, and no program of that name on PATH")
 
     def test_no_such_process(self):
         pid = no_such_pid()

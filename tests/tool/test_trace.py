@@ -67,6 +67,17 @@ class ScriptTest(TraceTestCase):
                       '    printf("usdt-hit 3 %llu %d %d 0x%lx %llu %lld %llu %s",\n'
                       "           $usdt_time, pid, tid, reg(\"ip\"), arg0, arg1, arg2, comm);\n}", result.stdout)
 
+    def test_a_binary_without_a_slash_is_a_program_on_path(self):
+        # As the command after `--` is (`usdt trace python3 -- python3 app.py`); the operands
+        # after BINARY keep their rule: with a '/' a file, without a pattern.
+        kvserver = Path(PROGRAMS["kvserver"])
+        environment = {"PATH": f"{kvserver.parent}:{os.environ['PATH']}"}
+        result = usdt("trace", kvserver.name, "kvcache:tick", "--script", environment=environment)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertIn(f'usdt:"{kvserver}":kvcache:tick /@usdt_on/\n', result.stdout)
+        self.assert_error(usdt("trace", "no-such-program-here", "--script", environment=environment),
+                          "no-such-program-here: no such file here, and no program of that name on PATH")
+
     def test_libraries_usdt_did_not_build_only_when_a_pattern_names_them(self):
         # cxxapp links libstdc++, whose sys/sdt.h probes have no .note.usdt records.
         quiet = usdt("trace", PROGRAMS["cxxapp"], "--script")
@@ -145,18 +156,33 @@ class ScriptTest(TraceTestCase):
         self.assertEqual(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /(?:pid == \d+ && )?@usdt_on/$', result.stdout, re.MULTILINE),
                          [("libtool_core_a.so", "core:hit"), ("libtool_core_b.so", "core:hit")])
 
-    def test_one_probe_in_two_files_of_a_process_is_kept_to_it_by_a_predicate(self):
-        # Not bpftrace -p, which mixes up the two files' sites: by path, and the process's pid.
-        program = start_waiting(PROGRAMS["twolibs"])
+    def script_of_process(self, program: subprocess.Popen, *arguments) -> subprocess.CompletedProcess:
+        """`usdt trace -p` of the waiting `program`, with `arguments`, --script; the program killed."""
         try:
-            result = usdt("trace", "-p", program.pid, "--script")
+            return usdt("trace", "-p", program.pid, *arguments, "--script")
         finally:
             program.kill()
             program.communicate()
+
+    def test_one_probe_in_two_files_of_a_process_is_kept_to_it_by_a_predicate(self):
+        # Not bpftrace -p, which mixes up the two files' sites: by path, and the process's pid.
+        program = start_waiting(PROGRAMS["twolibs"])
+        result = self.script_of_process(program)
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertEqual(sorted(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /(.*) && @usdt_on/$', result.stdout, re.MULTILINE)),
                          [(os.path.basename(PROGRAMS[name]), "core:hit", f"pid == {program.pid}")
                           for name in ("core_a", "core_b")])
+
+    def test_a_process_is_stopped_at_its_dynamic_linker_s_notice_of_a_load(self):
+        # Once it has mapped a dlopen()'s libraries (RT_CONSISTENT, 0), before dlopen() returns.
+        program = start_loading_late()
+        result = self.script_of_process(program)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        self.assertRegex(result.stdout, rf'\nuprobe:"(/proc/{program.pid}/root)?/\S*/ld-linux[^"/]*":_dl_debug_state '
+                                        rf'/pid == {program.pid} && @usdt_on/\n{{\n'
+                                        r'    if \(\*\(int32 \*\)uptr\(\d+\) == 0\) {\n'
+                                        r'        printf\("usdt-trace-loaded\\n"\);\n'
+                                        r'        signal\("SIGSTOP"\);\n    }\n}\n')
 
     def test_glibc_s_probes_only_by_pattern_with_a_process(self):
         # A glibc built with sys/sdt.h (Debian unstable's) has probes in every process; where it
@@ -183,11 +209,7 @@ class ScriptTest(TraceTestCase):
     def test_a_process_and_a_file_it_has_not_loaded(self):
         # bpftrace 0.17's -p attaches only to mapped files: by path, and the process's pid.
         program = start_loading_late()
-        try:
-            result = usdt("trace", "-p", program.pid, PROGRAMS["core_b"], "--script")
-        finally:
-            program.kill()
-            program.communicate()
+        result = self.script_of_process(program, PROGRAMS["core_b"])
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         self.assertEqual(sorted(set(re.findall(r'^usdt:"\S+/([^/"]+)":(\S+:\S+) /pid == (\d+)\b', result.stdout,
                                                re.MULTILINE))),
@@ -262,6 +284,12 @@ class ErrorTest(TraceTestCase):
             self.assertIn(f'usdt:"{PROGRAMS["core_b"]}":core:hit /pid == {program.pid}', result.stdout)
             self.assert_error(usdt("trace", "-p", program.pid, PROGRAMS["plain"]),
                               f"{PROGRAMS['plain']} has no USDT probes")
+            # A pattern for a library the process has not loaded yet: naming the file is the way.
+            result = usdt("trace", "-p", program.pid, "plugin:*", "--script")
+            result.stderr = without_glibc_probes(result.stderr)
+            self.assert_error(result, f"no probe of process {program.pid} matches plugin:*; its probes: core:hit (a "
+                                      f"library process {program.pid} has not loaded yet is traced when named: "
+                                      f"usdt trace -p {program.pid} ./libfoo.so plugin:*)")
         finally:
             program.kill()
             program.communicate()

@@ -6,6 +6,8 @@ from a tracer.
 
 import json
 import os
+import re
+import select
 import signal
 import subprocess
 import threading
@@ -13,9 +15,10 @@ import time
 from pathlib import Path
 
 import usdt_testing
-from trace_support import (CXXAPP_HITS, INTERRUPT_DELAYS, KVSERVER_HITS, KVSTORE_HITS, LOADED_HIT, OPTIONS, PROGRAMS,
+from trace_support import (CXXAPP_HITS, INTERRUPT_DELAYS, KVSERVER_HITS, KVSTORE_HITS, LOADED_HITS, OPTIONS, PROGRAMS,
                            SDT_ONLY_HITS, TRACE_TIMEOUT, TWOLIBS_HITS, UNUSUAL_DIRECTORY, TraceTestCase,
-                           copy_programs, hits, interrupted, parse_arguments, start_loading_late, start_waiting,
+                           copy_programs, hits, interrupted, parse_arguments, start_in_a_chroot,
+                           start_in_a_mount_namespace, start_loading_late, start_waiting,
                            stopped_at_the_end, trace_process, usdt, usdt_command)
 from usdt_testing import require_tracer
 
@@ -106,21 +109,24 @@ class LiveTest(TraceTestCase):
             PROGRAMS["core_b"], says=lambda pid: None,
             announced=lambda pid: f"usdt: tracing 2 probes of process {pid}, in 2 files (names and types from "
                                   f"core.d); Ctrl-C to stop\n")
-        self.assert_hits(output, [LOADED_HIT, *TWOLIBS_HITS], pid=pid)
+        self.assert_hits(output, [*LOADED_HITS, *TWOLIBS_HITS], pid=pid)
 
-    def trace_loading_late(self, *arguments, says=None, announced=None):
-        """`usdt trace -p` on tool_twolibs --load-late, which loads libtool_core_b.so once usdt
-        has announced it traces (`announced(pid)`, if given), then, once usdt says it traces
-        that library too (or `says(pid)`, if given; nothing, if that is None), fires the rounds
-        and exits: (usdt's standard output, the program's pid)."""
-        program = start_loading_late()
+    def trace_loading_late(self, *arguments, says=None, announced=None, program_name="twolibs"):
+        """`usdt trace -p` on tool_twolibs --load-late (or `program_name`'s), which loads
+        libtool_core_b.so once usdt has announced it traces (`announced(pid)`, if given: the
+        line, or a pattern it matches), then,
+        once usdt says it traces that library too (or `says(pid)`, if given; nothing, if that is
+        None), fires the rounds and exits: (usdt's standard output, the program's pid)."""
+        program = start_loading_late(program_name)
         tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid, *arguments), stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
         with stopped_at_the_end(tracer, program):
-            self.assertEqual(tracer.stderr.readline(),
-                             announced(program.pid) if announced else
-                             f"usdt: tracing 1 probe of process {program.pid} (names and types from core.d); "
-                             f"Ctrl-C to stop\n")
+            expected = announced(program.pid) if announced else \
+                f"usdt: tracing 1 probe of process {program.pid} (names and types from core.d); Ctrl-C to stop\n"
+            if isinstance(expected, re.Pattern):
+                self.assertRegex(tracer.stderr.readline(), expected)
+            else:
+                self.assertEqual(tracer.stderr.readline(), expected)
             program.stdin.write("load\n")
             program.stdin.flush()
             self.assertEqual(program.stdout.readline(), "loaded\n")
@@ -136,12 +142,49 @@ class LiveTest(TraceTestCase):
         return output, program.pid
 
     def test_a_library_the_process_loads_after_usdt_attached(self):
-        # Traced once usdt has seen it mapped and another bpftrace has attached to it (a line on
-        # stderr says so): not the hit fired right after dlopen(), every later one. Two
-        # bpftraces: each one's lines in order, their nsecs tell the order of both.
+        # From its first hit, the five fired as dlopen() returns: the dynamic linker's notice
+        # stops the process until another bpftrace has attached to the library (a line on
+        # stderr says so). Two bpftraces: each one's lines in order, their nsecs tell the order
+        # of both.
         output, pid = self.trace_loading_late()
         lines = sorted(output.splitlines(), key=lambda line: int(line.split()[0]))
-        self.assert_hits("\n".join(lines), TWOLIBS_HITS, pid=pid)
+        self.assert_hits("\n".join(lines), LOADED_HITS + TWOLIBS_HITS, pid=pid)
+
+    def test_a_process_with_no_probes_yet_is_traced_once_it_loads_a_library(self):
+        # tool_plain has none until it dlopen()s libtool_core_b.so: usdt says it waits (glibc's
+        # probes, in Debian unstable's, are not traced unless a pattern names them).
+        output, pid = self.trace_loading_late(
+            program_name="plain",
+            announced=lambda pid: re.compile(
+                rf"usdt: tracing no probes of process {pid} yet: it maps (no file with USDT probes|none but "
+                rf"glibc's, which a pattern reaches \('libc:\*'\)); waiting for the libraries it loads "
+                rf"\(dlopen\(\)\), traced from their first hit; Ctrl-C to stop\n\Z"))
+        self.assert_hits(output, LOADED_HITS, pid=pid)
+
+    def test_a_process_stopped_for_a_library_is_resumed_however_usdt_ends(self):
+        # While the process waits for the next bpftrace: a Ctrl-C (usdt resumes it as it stops),
+        # SIGKILL (usdt's guard does).
+        for stop in (signal.SIGINT, signal.SIGKILL):
+            with self.subTest(signal=stop.name):
+                program = start_loading_late()
+                tracer = subprocess.Popen(usdt_command("trace", "-p", program.pid), stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE, text=True)
+                with stopped_at_the_end(tracer, program):
+                    self.assertIn("Ctrl-C to stop", tracer.stderr.readline())
+                    program.stdin.write("load\n")
+                    program.stdin.flush()
+                    while Path(f"/proc/{program.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+                        # Stopped until the next bpftrace has attached, a good while: never loaded before.
+                        self.assertEqual(select.select([program.stdout], [], [], 0)[0], [],
+                                         "the program was not stopped")
+                    tracer.send_signal(stop)
+                    tracer.wait(timeout=TRACE_TIMEOUT)
+                    tracer.stderr.close()
+                    ready, _, _ = select.select([program.stdout], [], [], TRACE_TIMEOUT)
+                    self.assertTrue(ready, "the program was left stopped")
+                    self.assertEqual(program.stdout.readline(), "loaded\n")
+                    program.stdin.close()
+                    self.assertEqual(program.wait(timeout=TRACE_TIMEOUT), 0)
 
     def test_a_library_the_process_loads_after_usdt_attached_as_json(self):
         output, pid = self.trace_loading_late("--json")
@@ -149,7 +192,7 @@ class LiveTest(TraceTestCase):
         self.assertEqual([(hit["type"], hit["probe"], hit["pid"], hit["args"]) for hit in objects],
                          [("hit", probe, pid, {"who": int(fields["who"]), "value": int(fields["value"]),
                                                "from": fields["from"].strip('"')})
-                          for probe, fields in TWOLIBS_HITS])
+                          for probe, fields in LOADED_HITS + TWOLIBS_HITS])
 
     def test_summaries_leave_out_a_library_the_process_loads_later(self):
         # Counted by the first bpftrace alone: a warning says how to count the library too.
@@ -196,6 +239,42 @@ class LiveTest(TraceTestCase):
         program = start_waiting(copies["kvserver"])
         result, status = trace_process(program)
         self.assertEqual((result.returncode, status), (0, 0), result)
+        self.assert_hits(result.stdout, KVSERVER_HITS + KVSTORE_HITS, pid=program.pid)
+
+    def test_a_process_in_a_chroot(self):
+        # /proc/PID/maps names its files at their paths here, but bpftrace 0.17's -p looked for
+        # them in its root ("couldn't get argument 0"): by those paths and its pid.
+        program = start_in_a_chroot(OPTIONS.work_dir / "chroot", "kvserver", "kvstore")
+        self.assert_traced_in_its_own_root(program, re.escape(f"{OPTIONS.work_dir}/chroot/app/"))
+
+    def test_a_process_in_a_mount_namespace_of_its_own(self):
+        # A container's: at the paths it maps, this system has other files (tool_plain's), or
+        # none. Its files are read, listed and attached to through /proc/PID/root, or where the
+        # path is its namespace's (in a Debian root, a chroot), through the mapping itself.
+        directory = OPTIONS.work_dir / "namespaced"
+        program = start_in_a_mount_namespace(directory, "kvserver", "kvstore")
+        self.assert_traced_in_its_own_root(
+            program, rf"/proc/{program.pid}/(root{re.escape(str(directory))}/|map_files/[0-9a-f]+-[0-9a-f]+$)")
+
+    def assert_traced_in_its_own_root(self, program: subprocess.Popen, path_pattern: str):
+        """`usdt list` and `usdt trace -p` of the waiting tool_kvserver `program` find its files at
+        paths that match `path_pattern`, and every hit."""
+        try:
+            listed = usdt("list", "--json", program.pid)
+        except BaseException:
+            program.kill()
+            program.wait()
+            raise
+        self.assertEqual((listed.returncode, listed.stderr), (0, ""), listed)
+        modules = {module["path"]: {probe["provider"] for probe in module["probes"]}
+                   for module in json.loads(listed.stdout)["modules"]}
+        ours = {path: providers for path, providers in modules.items() if providers - {"libc", "rtld"}}
+        self.assertEqual(sorted(ours.values(), key=sorted), [{"kvcache", "kvserver"}, {"kvstore"}], modules)
+        for path in ours:
+            self.assertRegex(path, path_pattern)
+        result, status = trace_process(program)
+        self.assertEqual((result.returncode, status), (0, 0), result)
+        self.assertIn(f"usdt: tracing 6 probes of process {program.pid}, in 2 files", result.stderr)
         self.assert_hits(result.stdout, KVSERVER_HITS + KVSTORE_HITS, pid=program.pid)
 
     def test_ctrl_c_stops_cleanly(self):

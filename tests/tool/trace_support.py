@@ -47,8 +47,9 @@ SDT_ONLY_HITS = [("sdtapp:hello", {"arg0": "-3", "arg1": "7", "arg2": "120"}), (
 # programs/twolibs.c: core:hit from libtool_core_a.so (who=1) and libtool_core_b.so (who=2).
 TWOLIBS_HITS = [("core:hit", {"who": str(who), "value": str(100 * who + round), "from": f'"from-{"ab"[who - 1]}"'})
                 for round in range(3) for who in (1, 2)]
-# tool_twolibs --load-late: libtool_core_b.so's hit right after dlopen(), before the rounds.
-LOADED_HIT = ("core:hit", {"who": "2", "value": "209", "from": '"from-b"'})
+# tool_twolibs --load-late (and tool_plain's): libtool_core_b.so's hits right after dlopen(), five
+# at once, before the rounds.
+LOADED_HITS = [("core:hit", {"who": "2", "value": "209", "from": '"from-b"'})] * 5
 # programs/cxxapp.cpp: its probe around an exception, and libstdc++'s (stapsdt notes: the
 # exception object's and its type_info's addresses, as integers).
 CXXAPP_HITS = [("cxxapp:work", {"round": "1", "what": '"before"'}),
@@ -117,12 +118,55 @@ def copy_programs(directory: Path, *names: str) -> Dict[str, Path]:
 
 
 def start_waiting(program) -> subprocess.Popen:
-    """A program started with --wait, once it has said "ready"; closing its stdin sets it off."""
-    started = subprocess.Popen([str(program), "--wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    """A program started with --wait, once it has said "ready"; closing its stdin sets it off. In
+    a session of its own, as a service runs: no terminal's foreground job, which usdt would not
+    stop (docs/tracing.md)."""
+    return start_waiting_command([str(program)])
+
+
+def start_in_a_chroot(root: Path, *names: str) -> subprocess.Popen:
+    """The first of the programs `names`, copied with the others into /app of a minimal chroot at
+    `root` (with the libraries ldd finds, at their paths), started waiting there (start_waiting)."""
+    shutil.rmtree(root, ignore_errors=True)
+    copies = copy_programs(root / "app", *names)
+    for copy in copies.values():
+        listed = subprocess.run(["ldd", str(copy)], capture_output=True, text=True, check=True).stdout
+        for library in re.findall(r"(/\S+) \(0x", listed):
+            if Path(library).name not in {path.name for path in copies.values()}:
+                target = root / library.lstrip("/")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(library, target)
+    # $ORIGIN needs /proc/self/exe, which the chroot has not: the libraries' directory instead.
+    return start_waiting_command(["chroot", str(root), f"/app/{copies[names[0]].name}"],
+                                 dict(os.environ, LD_LIBRARY_PATH="/app"))
+
+
+def start_in_a_mount_namespace(directory: Path, *names: str) -> subprocess.Popen:
+    """The first of the programs `names`, copied with the others into a directory bound over
+    `directory` in a mount namespace of its own, started waiting there (start_waiting). Here,
+    `directory` holds tool_plain's copies under their names: the paths the process maps name
+    other files here."""
+    hidden = directory.with_name(directory.name + ".hidden")
+    copies = copy_programs(hidden, *names)
+    directory.mkdir(parents=True, exist_ok=True)
+    for copy in copies.values():
+        shutil.copy(PROGRAMS["plain"], directory / copy.name)
+    # Every mount private first, so that the bind stays in the namespace. In a chroot whose / is
+    # no mount (a Debian root's, tests/support/debian_roots.py) that fails: the chroot's own
+    # namespace is private already.
+    return start_waiting_command(["unshare", "--mount", "--propagation", "unchanged", "sh", "-c",
+                                  'mount --make-rprivate / 2>/dev/null; mount --bind "$1" "$2" && exec "$2/$3" "$4"',
+                                  "sh", str(hidden), str(directory), copies[names[0]].name])
+
+
+def start_waiting_command(command: Sequence[str], environment: Optional[Dict[str, str]] = None) -> subprocess.Popen:
+    """start_waiting() for `command`, which ends with the program and its arguments."""
+    started = subprocess.Popen([*command, "--wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               start_new_session=True, env=environment)
     if started.stdout.readline() != "ready\n":
         started.kill()
         started.wait()
-        raise AssertionError(f"{program} did not start")
+        raise AssertionError(f"{' '.join(command)} did not start")
     return started
 
 
@@ -152,15 +196,18 @@ def trace_process(program: subprocess.Popen, *patterns):
     return subprocess.CompletedProcess(tracer.args, tracer.returncode, output, announcement + errors), status
 
 
-def start_loading_late() -> subprocess.Popen:
-    """tool_twolibs --load-late, once it has said "ready": a line on its stdin makes it load
-    libtool_core_b.so (and fire its probe at once); closing its stdin, fire the rounds and exit."""
-    started = subprocess.Popen([PROGRAMS["twolibs"], "--load-late"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               text=True)
+def start_loading_late(name: str = "twolibs") -> subprocess.Popen:
+    """tool_twolibs --load-late (or tool_plain's, which has no probes before), once it has said
+    "ready", in a session of its own (start_waiting): a line on its stdin makes it load
+    libtool_core_b.so (and fire its probe at once, five times); closing its stdin, fire the
+    rounds (tool_twolibs) and exit."""
+    command = [PROGRAMS[name], "--load-late", *([PROGRAMS["core_b"]] if name == "plain" else [])]
+    started = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               start_new_session=True)
     if started.stdout.readline() != "ready\n":
         started.kill()
         started.wait()
-        raise AssertionError("tool_twolibs --load-late did not start")
+        raise AssertionError(f"{' '.join(command)} did not start")
     return started
 
 

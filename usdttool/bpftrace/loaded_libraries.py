@@ -1,8 +1,16 @@
-"""The libraries with probes a process loads (dlopen()) while `usdt trace -p` traces it: usdt
-looks at its mappings (/proc/PID/maps) every supervisor.POLL_INTERVAL, which puts nothing into
-the process, and makes a program for the new files, which supervisor.py runs in another
-bpftrace. Their probes are traced once that bpftrace has attached, a moment after the dlopen():
-a library named on the command line is traced from its first hit.
+"""The libraries with probes a process loads (dlopen()) while `usdt trace -p` traces it, traced
+from their first hit: the first program has a probe on the process's dynamic linker's notice
+that it has mapped them (load_notice(): `_dl_debug_state()` with r_state RT_CONSISTENT, before
+dlopen() returns), which prints NOTICE_LINE and stops the process (SIGSTOP); usdt then reads the
+files it has mapped since (look()), makes a program for those with probes (program()), which
+supervisor.py runs in another bpftrace, and resumes the process (SIGCONT) once that bpftrace
+has attached (resume()). The process is never left stopped: usdt resumes it as it ends, and a
+guard process of its own (_Guard) does where usdt dies without a word (SIGKILL).
+
+A process that must not be stopped (process.why_not_stopped(): its terminal's foreground job,
+a debugged one) is not: its libraries are traced from a moment after the dlopen() (the time
+bpftrace takes to start), and their announcement says so. Where the dynamic linker cannot be
+found (a static program), usdt looks at the process's mappings every supervisor.POLL_INTERVAL.
 
 The program is planned as the first one (program.plan()), its modules and probes numbered
 after the first's, and keeps to the process by its pid predicate, which every bpftrace release
@@ -10,15 +18,36 @@ honours. Summaries (--latency, --count...) are counted by the first bpftrace alo
 loaded later is left out of them, with a warning that says how to include it.
 """
 
+import os
 import queue
-from typing import List, Optional, Sequence, Set
+import signal
+import subprocess
+from typing import List, Optional, Sequence, Set, Tuple
 
 from usdtgen.errors import GeneratorError
 
-from . import program, supervisor, unread_strings
+from . import program, releases, supervisor, unread_strings
 from .releases import Release
 from ..errors import ToolError, warn
 from ..files import elf, process
+
+
+# What the program prints at the dynamic linker's notice.
+NOTICE_LINE = "usdt-trace-loaded"
+
+
+def load_notice(running: process.Process, release: Release,
+                by_pid: bool) -> Tuple[Optional[program.LoadNotice], Optional[str]]:
+    """The probe on the dynamic linker's notice for the program of process `running` (with
+    bpftrace -p when `by_pid`), None where there is none; and why it does not stop the process,
+    None when it does."""
+    linker = process.dynamic_linker(running.pid)
+    if linker is None or not releases.attachable(linker.path):
+        return None, None
+    why_not = process.why_not_stopped(running.pid)
+    return program.LoadNotice(release.attach_point_path(linker.path, running.pid if by_pid else None),
+                              f"pid == {running.pid} && @usdt_on", linker.state_address, linker.RT_CONSISTENT,
+                              NOTICE_LINE, why_not is None), why_not
 
 
 class LoadedLibraries:
@@ -27,10 +56,18 @@ class LoadedLibraries:
 
     def __init__(self, running: process.Process, traced: Sequence[elf.Module], patterns: Sequence[str],
                  provider_file: Optional[str], measures: Optional[program.Measures], release: Release,
-                 unread: unread_strings.UnreadStrings, probe_count: int):
+                 unread: unread_strings.UnreadStrings, probe_count: int,
+                 notice: Optional[program.LoadNotice] = None, why_not_stopped: Optional[str] = None):
         """`measures`: what the programs count and print; None when there are summaries, which
-        the first program alone counts. `probe_count`: the first program's probes."""
+        the first program alone counts. `probe_count`: the first program's probes. `notice`: the
+        first program's probe on the dynamic linker's notice (load_notice()), if it has one,
+        and `why_not_stopped`, what load_notice() said of it."""
         self.pid = running.pid
+        self.notice = notice
+        self.why_not_stopped = why_not_stopped
+        self.guard = _Guard(running.pid) if notice is not None and notice.stops else None
+        self.owed = 0       # notices read, each a stop, not resumed yet
+        self.stopped_before = process.is_stopped(running.pid)     # by its user (Ctrl-Z): left so
         self.patterns = patterns
         self.provider_file = provider_file
         self.measures = measures
@@ -43,6 +80,32 @@ class LoadedLibraries:
                                      for mapping in process_module.mappings}
         self.found: "queue.Queue[process.Process]" = queue.Queue()
         self.warned = False
+
+    @property
+    def stops(self) -> bool:
+        """Whether the first program stops the process at each notice: bpftrace needs --unsafe."""
+        return self.guard is not None
+
+    def notice_read(self) -> None:
+        """A notice came (in a thread reading bpftrace's output): the process is stopped."""
+        self.owed += 1
+
+    def resume(self) -> None:
+        """Resumes the process after a notice, once its libraries are traced."""
+        if self.guard is not None and self.owed > 0:
+            self.owed -= 1
+            _continue(self.pid)
+
+    def close(self) -> None:
+        """As usdt ends, once no bpftrace can stop the process any more: resumes it if stopped, a
+        notice unread (bpftrace 0.17 drops what it has not printed when it stops), or read and
+        not answered; not one that was stopped already when usdt started."""
+        if self.guard is None:
+            return
+        if self.owed > 0 or (process.is_stopped(self.pid) and not self.stopped_before):
+            _continue(self.pid)
+        self.owed = 0
+        self.guard.release()
 
     def look(self) -> bool:
         """Reads the files the process has mapped since the last look, those with probes for
@@ -106,9 +169,55 @@ class LoadedLibraries:
         process.fault_in(process.Process(self.pid, tuple(new), ()), {module.path for module, _ in selected})
         count = sum(len(probes) for _, probes in selected)
         sources = sorted({source for _, probes in selected for _, source in probes})
+        late = "" if self.stops or self.notice is None else \
+            f"; traced from now, not from its dlopen(): the process is not stopped meanwhile ({self.why_not_stopped})"
         return supervisor.Program(
             program.program(plan, supervisor.READY_LINE), False,
             f"usdt: tracing {count} more probe{'s' if count != 1 else ''} of process {self.pid}, in "
             f"{', '.join(module.path for module, _ in selected)}, loaded since "
-            f"(names and types from {', '.join(sources)})",
+            f"(names and types from {', '.join(sources)}){late}",
             tuple(probe.traced for probe in plan.probes))
+
+
+def _continue(pid: int) -> None:
+    # Not kill(): usdt's first kill() closes every program's gate (trace.bt.j2).
+    try:
+        descriptor = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        signal.pidfd_send_signal(descriptor, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+class _Guard:
+    """A process of its own (in a session of its own, out of reach of a terminal's Ctrl-C) that
+    resumes the traced process where usdt ends without releasing it, however it ends (SIGKILL
+    included): it waits for a line on a pipe whose other end usdt alone holds."""
+
+    def __init__(self, pid: int):
+        read_end, self.write_end = os.pipe()
+        try:
+            self.process = subprocess.Popen(["/bin/sh", "-c", 'read -r line; [ "$line" = released ] || kill -CONT "$1"',
+                                             "usdt-guard", str(pid)], stdin=read_end, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL, start_new_session=True)
+        finally:
+            os.close(read_end)
+
+    def release(self) -> None:
+        """usdt has resumed what it stopped: the guard ends without a word."""
+        if self.write_end is None:
+            return
+        try:
+            os.write(self.write_end, b"released\n")
+        except OSError:
+            pass
+        os.close(self.write_end)
+        self.write_end = None
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass

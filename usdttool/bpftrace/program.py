@@ -127,10 +127,11 @@ def _noted_probe(probe: probe_notes.Probe) -> TracerProbe:
 
 
 def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = (),
-           every_pattern_matches: bool = True):
+           every_pattern_matches: bool = True, unmatched_hint: str = ""):
     """The probes matching any of `patterns` (all without patterns), and those named `also`
-    (`provider:probe`), modules with none left out. A pattern that matches nothing is an error,
-    unless not `every_pattern_matches` (a library loaded later need not have the probes asked for)."""
+    (`provider:probe`), modules with none left out. A pattern that matches nothing is an error
+    (which ends with `unmatched_hint` unless a pattern names a file here), unless not
+    `every_pattern_matches` (a library loaded later need not have the probes asked for)."""
     full_patterns = {pattern: pattern if ":" in pattern else f"{pattern}:*" for pattern in patterns}
     matched = set()
 
@@ -148,7 +149,7 @@ def select(described, patterns: Sequence[str], what: str, also: Sequence[str] = 
         available = sorted({f"{probe.provider}:{probe.name}" if probe.provider not in GLIBC_PROVIDERS
                             else f"{probe.provider}:*" for _, probes in described for probe, _ in probes})
         files = [pattern for pattern in unmatched if "/" not in pattern and os.path.exists(pattern)]
-        hint = f" (to trace the file {files[0]} too, write ./{files[0]})" if files else ""
+        hint = f" (to trace the file {files[0]} too, write ./{files[0]})" if files else unmatched_hint
         raise ToolError(f"no probe of {what} matches {', '.join(unmatched)}; "
                         f"its probes: {' '.join(available)}{hint}")
     return [(module, probes) for module, probes in selected if probes]
@@ -211,6 +212,19 @@ class ProbePlan:
 
 
 @dataclass(frozen=True)
+class LoadNotice:
+    """A probe on the dynamic linker's notice that it has mapped the libraries dlopen() loads
+    (files/process.py's DynamicLinker): it prints `line`, and with `stops`, stops the process
+    (SIGSTOP) until usdt has attached to them and resumes it (bpftrace/loaded_libraries.py)."""
+    path: str                # the dynamic linker's, as the attach point takes it
+    predicate: str
+    state_address: int       # of _r_debug.r_state
+    consistent: int          # its value once the libraries are mapped
+    line: str
+    stops: bool
+
+
+@dataclass(frozen=True)
 class Plan:
     probes: Tuple[ProbePlan, ...]
     interval: Optional[int]                      # seconds between the maps' printings; None: at the end only
@@ -219,6 +233,7 @@ class Plan:
     # A count adds its key with sum(0) before it counts with sum(1): bpftrace 0.20 to 0.23 lose a
     # count of a key new to the map (releases.Release.loses_a_count_of_a_new_key).
     adds_count_keys_first: bool
+    load_notice: Optional[LoadNotice] = None
 
     @property
     def epochs(self) -> bool:
@@ -256,11 +271,12 @@ class Measures:
 
 
 def plan(selected, predicate: str, measures: Measures, release: Release, pid: Optional[int] = None,
-         first_module: int = 0, first_probe: int = 0) -> Plan:
+         first_module: int = 0, first_probe: int = 0, load_notice: Optional[LoadNotice] = None) -> Plan:
     """The program's plan for `selected` (what select() returns): each probe numbered in order,
     its file's path as bpftrace `release` takes it (with -p `pid`, when given). Modules are
     numbered from `first_module`, probes from `first_probe`: the programs of one trace (a later
-    one for the libraries a process loads while traced) share one numbering."""
+    one for the libraries a process loads while traced) share one numbering. `load_notice`: the
+    probe that hears the process load libraries, if any."""
     probe_plans = []
     number = first_probe
     for module_number, (module, probes) in enumerate(selected, first_module):
@@ -286,7 +302,7 @@ def plan(selected, predicate: str, measures: Measures, release: Release, pid: Op
             number += 1
     aggregates = tuple(span.number for span in measures.spans) + tuple(h.number for h in measures.histograms)
     return Plan(tuple(probe_plans), measures.interval, aggregates, os.getpid(),
-                release.loses_a_count_of_a_new_key)
+                release.loses_a_count_of_a_new_key, load_notice)
 
 
 def _key(probe: TracerProbe, span: spans_module.Span, values: Sequence[Optional[str]], release: Release) -> str:

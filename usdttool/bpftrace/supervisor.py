@@ -1,7 +1,9 @@
 """Runs the bpftrace program of `usdt trace` and prints its lines as they come, until Ctrl-C,
 the end of the traced process, or the end of the command run while tracing. With -p, another
 bpftrace starts for the libraries with probes the process loads meanwhile (loaded_libraries.py):
-every bpftrace's lines come in one queue, each with its bpftrace, and they all stop together."""
+every bpftrace's lines come in one queue, each with its bpftrace, and they all stop together. Where
+the first program stops the process at the dynamic linker's notice of a load, usdt resumes it
+once the new bpftrace has attached, and as it ends."""
 
 import ctypes
 import io
@@ -27,6 +29,8 @@ READY_LINE = "usdt-trace: attached"
 
 # What the reading thread puts last.
 _END = object()
+# What it puts for the dynamic linker's notice (loaded_libraries.NOTICE_LINE).
+_NOTICE = object()
 
 # How long bpftrace may take to stop after SIGINT before it is killed.
 _STOP_TIMEOUT = 10.0
@@ -60,16 +64,19 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
     `by_pid`: bpftrace gets `-p PID` (else the program's predicates keep to the process);
     `watch_process`: usdt stops bpftrace when the process ends (else bpftrace -p ends itself).
     `command_output`: the command's standard output, if not usdt's. `loaded`
-    (loaded_libraries.LoadedLibraries), with -p: its look() runs every POLL_INTERVAL once
-    bpftrace has attached, and each Program its program() gives runs in another bpftrace."""
+    (loaded_libraries.LoadedLibraries), with -p: its look() runs at each of the dynamic linker's
+    notices the first program prints (else every POLL_INTERVAL) once bpftrace has attached, and
+    each Program its program() gives runs in another bpftrace, the process resumed after it
+    has attached."""
     interrupted = threading.Event()      # Ctrl-C, SIGTERM, SIGHUP: stop now
     command_done = threading.Event()     # stop once every hit the command (or the process) fired is printed
     previous_handlers = {number: signal.signal(number, lambda *_: interrupted.set()) for number in _STOP_SIGNALS}
     polling_done = threading.Event()
-    lines = _Output(output)
+    lines = _Output(output, loaded)
     child = None
     try:
-        first = lines.add(_Tracer(0, bpftrace, Program(program, by_pid, announcement, ()), pid))
+        first = lines.add(_Tracer(0, bpftrace, Program(program, by_pid, announcement, ()), pid,
+                                  unsafe=loaded is not None and loaded.stops))
         if not lines.wait_until_attached(first, interrupted):
             if interrupted.is_set():
                 return 130
@@ -82,16 +89,16 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
         child = _start(command, command_done, command_output) if command else None
         if pid is not None and watch_process:
             _watch_process(pid, command_done)
-        if loaded is not None:
+        if loaded is not None and loaded.notice is None:
             _start_thread(_poll, loaded, polling_done)
+        elif loaded is not None:
+            lines.notices += 1      # a look at what it loaded as bpftrace attached, which no notice told
         while lines.print_lines():
             # The first bpftrace ended by itself (bpftrace -p, with the process): so do the others.
             if interrupted.is_set() or command_done.is_set() or first.ended:
                 lines.stop_when_quiet()
             elif loaded is not None:
-                more = loaded.program()
-                if more is not None:
-                    lines.add(_Tracer(output.add_tracer(more.probes), bpftrace, more, pid))
+                _trace_loaded(loaded, lines, bpftrace, pid, output, interrupted)
         if first.process.wait() != 0 and not (interrupted.is_set() or command_done.is_set()):
             first.messages.join(timeout=1)
             raise ToolError(f"bpftrace exited with status {first.process.returncode} (its message is above)")
@@ -111,6 +118,11 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
             tracer.stopper.send()
         for tracer in lines.tracers:
             tracer.stopper.wait()
+        if loaded is not None:
+            for tracer in lines.tracers:
+                if tracer.reader is not None:
+                    tracer.reader.join(timeout=2)    # every notice read
+            loaded.close()
         if child is not None and child.poll() is None:
             # Tracing failed under the command: it does not outlive usdt unseen.
             child.terminate()
@@ -121,9 +133,25 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
-# How often usdt looks for libraries the traced process has loaded: one's probes are traced
-# from about this long, and bpftrace's start, after its dlopen().
+# How often usdt looks for libraries the traced process has loaded where it cannot hear its
+# dynamic linker (loaded_libraries.py): one's probes are traced from about this long, and
+# bpftrace's start, after its dlopen().
 POLL_INTERVAL = 0.1
+
+
+def _trace_loaded(loaded, lines: "_Output", bpftrace: str, pid: int, output, interrupted: threading.Event) -> None:
+    """The libraries with probes the process has loaded, traced by another bpftrace; at each
+    notice, the files it has mapped since are looked at first, and the process is resumed
+    once that bpftrace has attached (or failed to)."""
+    notices, lines.notices = lines.notices, 0
+    if notices:
+        loaded.look()
+    more = loaded.program()
+    if more is not None:
+        tracer = lines.add(_Tracer(output.add_tracer(more.probes), bpftrace, more, pid))
+        lines.wait_until_attached(tracer, interrupted)
+    for _ in range(notices):
+        loaded.resume()
 
 
 def _poll(loaded, done: threading.Event) -> None:
@@ -146,11 +174,13 @@ class _Tracer:
     only once it has printed what the command fired (see _Output). And it dies with usdt, which
     only SIGKILL stops without stopping it."""
 
-    def __init__(self, number: int, bpftrace: str, program: Program, pid: Optional[int]):
+    def __init__(self, number: int, bpftrace: str, program: Program, pid: Optional[int], unsafe: bool = False):
+        """`unsafe`: the program stops the process (signal(), which needs --unsafe)."""
         # --no-warnings: bpftrace's warnings are about the program usdt wrote, which the user
         # cannot change (each release warns of other casts and discarded values). -f json: an
         # event a line, whatever bytes a string holds (json_events.py).
-        arguments = [bpftrace, "-B", "line", "-f", "json", "--no-warnings", "-e", program.text]
+        arguments = [bpftrace, "-B", "line", "-f", "json", "--no-warnings", *(["--unsafe"] if unsafe else []),
+                     "-e", program.text]
         if pid is not None and program.by_pid:
             arguments += ["-p", str(pid)]
         self.number = number
@@ -165,6 +195,7 @@ class _Tracer:
         self.attached_at: Optional[int] = None
         self.held: List[object] = []     # what came before the READY line
         self.ended = False
+        self.reader: Optional[threading.Thread] = None
 
 
 class _Output:
@@ -176,8 +207,11 @@ class _Output:
     # How long the wait for quiet may last when other processes keep firing the probes.
     MAX_STOP_DELAY = 2.0
 
-    def __init__(self, output):
+    def __init__(self, output, loaded=None):
         self.output = output
+        self.loaded = loaded
+        self.notice_line = loaded.notice.line if loaded is not None and loaded.notice is not None else None
+        self.notices = 0     # of the dynamic linker, come since the main thread last took them
         self.tracers: List[_Tracer] = []
         self.lines: "queue.Queue[Tuple[_Tracer, object]]" = queue.Queue()
         self.last_line_at = time.monotonic()
@@ -185,7 +219,7 @@ class _Output:
 
     def add(self, tracer: _Tracer) -> _Tracer:
         self.tracers.append(tracer)
-        _start_thread(self._read, tracer)
+        tracer.reader = _start_thread(self._read, tracer)
         return tracer
 
     def _read(self, tracer: _Tracer) -> None:
@@ -193,7 +227,11 @@ class _Output:
             for line in iter(tracer.process.stdout.readline, b""):
                 # Here, as soon as it comes: a string may have to be read from the traced
                 # process's memory before it changes.
-                self.lines.put((tracer, self.output.read(json_events.parse(line), tracer.number)))
+                item = self.output.read(json_events.parse(line), tracer.number)
+                if self.notice_line and isinstance(item, str) and item.strip() == self.notice_line:
+                    self.loaded.notice_read()    # counted at once: the process is stopped
+                    item = _NOTICE
+                self.lines.put((tracer, item))
         finally:
             self.lines.put((tracer, _END))
 
@@ -206,6 +244,8 @@ class _Output:
         self.last_line_at = time.monotonic()
         if item is _END:
             self._ended(tracer)
+        elif item is _NOTICE:
+            self.notices += 1
         elif tracer.attached_at is None:
             self._before_attached(tracer, item)
         else:

@@ -96,6 +96,15 @@ def read_module(path: str) -> Module:
         return _module(path, elf)
 
 
+def dynamic_symbol(path: str, name: str) -> Optional[int]:
+    """The value of the dynamic symbol `name` (.dynsym) of the ELF file at `path`, None when it has
+    none: `_r_debug` of a dynamic linker."""
+    with _elf_file(path) as elf:
+        table = elf.get_section_by_name(".dynsym")
+        symbols = table.get_symbol_by_name(name) if table is not None and hasattr(table, "get_symbol_by_name") else None
+        return symbols[0]["st_value"] if symbols else None
+
+
 # The note sections a toolchain or distribution adds, which hold no probes.
 _OTHER_NOTE_SECTIONS = {".note.gnu.build-id", ".note.ABI-tag", ".note.gnu.property", ".note.package"}
 _SHT_NOTE, _SHT_DYNAMIC, _PT_LOAD, _PT_INTERP, _PF_W = 7, 6, 1, 3, 0x2

@@ -2,6 +2,7 @@
 running anything (`ldd` runs the program's interpreter): DT_NEEDED, breadth-first, each name
 looked up through DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH, the `ldconfig -p` cache and the
 default directories, the order ld.so(8) describes; the interpreter (PT_INTERP) comes too.
+And the file an operand names: a name without a '/' is looked up on PATH, as execvp(3) runs it.
 """
 
 import os
@@ -23,6 +24,26 @@ MULTIARCH = {"EM_X86_64": "x86_64-linux-gnu", "EM_AARCH64": "aarch64-linux-gnu",
 class Libraries:
     paths: Tuple[str, ...]                  # found, in load order
     missing: Tuple[Tuple[str, str], ...]    # (file that needs it, library name) not found
+
+
+def find_program(operand: str) -> str:
+    """The file `operand` names: itself when it has a '/'; else the program of that name on PATH,
+    as a shell or `--`'s command finds it (`usdt trace python3`), else the file of that name here
+    (`usdt list libfoo.so`); a ToolError when there is none."""
+    if "/" in operand:
+        return operand
+    found = shutil.which(operand)
+    if found is not None:
+        with open(found, "rb") as program:
+            start = program.readline(200)
+        if start.startswith(b"#!"):
+            line = start.decode(errors="backslashreplace").strip()
+            raise ToolError(f"{operand} on PATH is {found}, a script ({line}), not an ELF file: name the "
+                            f"program it runs")
+        return found
+    if os.path.exists(operand):
+        return operand
+    raise ToolError(f"{operand}: no such file here, and no program of that name on PATH")
 
 
 def shared_libraries(path: str) -> Libraries:

@@ -1,6 +1,13 @@
 """A running process: the ELF files it maps (/proc/PID/maps) that have probes, and the current
 value of a probe's semaphore in its memory (/proc/PID/mem), and the faulting in of those files'
-pages for a tracer (/proc/PID/mem again).
+pages for a tracer (/proc/PID/mem again); its dynamic linker, whose notice of each change to its
+libraries a tracer can hear (/proc/PID/auxv), and whether it may be stopped a moment.
+
+/proc/PID/maps names each file as this process would reach it, where it can: a process in a
+chroot maps files at their paths here. A file on a mount this process does not see (a
+container's, another mount namespace's) has the path it has there, which here names another
+file, or none: such a file is read, and attached to, through /proc/PID/root, the process's own
+view of it, or through the mapping itself (/proc/PID/map_files).
 
 Reading the mappings needs the right to read the process's memory map (same user, or root);
 reading a semaphore needs ptrace access, which Yama (kernel.yama.ptrace_scope >= 1) may refuse
@@ -9,6 +16,7 @@ even to the same user: a semaphore that cannot be read has an unknown value and 
 
 import errno
 import os
+import struct
 import sys
 from dataclasses import dataclass
 from typing import AbstractSet, List, Optional, Set, Tuple
@@ -26,6 +34,7 @@ class Mapping:
     end: int
     offset: int              # of the file
     path: str                # as the process sees it
+    inode: int = 0           # of the file
 
 
 @dataclass(frozen=True)
@@ -63,7 +72,7 @@ def read_process(pid: int, skip: AbstractSet[str] = frozenset()) -> Process:
         if path.endswith(" (deleted)"):
             warnings.append(f"{path}: the mapped file was deleted; its probes are not listed")
             continue
-        readable = _readable_path(pid, path)
+        readable = _readable_path(pid, file_mappings[0])
         if not elf.may_have_probes(readable):
             continue
         try:
@@ -96,7 +105,7 @@ def mappings(pid: int) -> List[Mapping]:
         if len(fields) < 6 or not fields[5].startswith("/"):
             continue
         start, end = (int(bound, 16) for bound in fields[0].split("-"))
-        found.append(Mapping(start, end, int(fields[2], 16), fields[5]))
+        found.append(Mapping(start, end, int(fields[2], 16), fields[5], int(fields[4])))
     return found
 
 
@@ -109,11 +118,99 @@ def file_identity(path: str) -> object:
     return status.st_dev, status.st_ino
 
 
-def _readable_path(pid: int, path: str) -> str:
-    # A process in another mount namespace (a container) maps files this one cannot name.
-    if os.path.exists(path):
-        return path
-    return f"/proc/{pid}/root{path}"
+def _readable_path(pid: int, mapping: Mapping) -> str:
+    """The mapped file's path as the process names it, where it is that file here (the inode
+    /proc/PID/maps gives); else its view of it, /proc/PID/root/PATH; else, where neither is (a
+    chroot's process in a mount namespace of its own: the path is its namespace's), the mapping
+    itself, /proc/PID/map_files/START-END (root alone may follow it)."""
+    own_view = f"/proc/{pid}/root{mapping.path}"
+    for candidate in (mapping.path, own_view, f"/proc/{pid}/map_files/{mapping.start:x}-{mapping.end:x}"):
+        try:
+            if os.stat(candidate).st_ino == mapping.inode:
+                return candidate
+        except OSError:
+            continue
+    return mapping.path if os.path.exists(mapping.path) else own_view
+
+
+def has_a_root_of_its_own(pid: int) -> bool:
+    """Whether process `pid` runs in a chroot or a container: its / is not this process's."""
+    try:
+        theirs, ours = os.stat(f"/proc/{pid}/root"), os.stat("/")
+    except OSError:
+        return False
+    return (theirs.st_dev, theirs.st_ino) != (ours.st_dev, ours.st_ino)
+
+
+def seen_through_its_root(process_module: ProcessModule) -> bool:
+    """Whether the module is read through /proc/PID/root: the path the process maps names
+    another file here, or none."""
+    return process_module.module.path != process_module.mappings[0].path
+
+
+@dataclass(frozen=True)
+class DynamicLinker:
+    """The process's dynamic linker (ld.so), which calls `_dl_debug_state()` at each change to the
+    libraries (dlopen(), dlclose()), its `_r_debug.r_state` set: RT_ADD (1) before it maps a
+    library, RT_CONSISTENT (0) once it has (and before dlopen() returns), RT_DELETE (2) before
+    it unmaps one: the interface debuggers use (glibc's <link.h>)."""
+    path: str                # as read here (_readable_path)
+    state_address: int       # of _r_debug.r_state in the process
+
+    RT_CONSISTENT = 0
+
+
+_AT_BASE = 7
+
+
+def dynamic_linker(pid: int) -> Optional[DynamicLinker]:
+    """The dynamic linker of process `pid`, None where it has none (a static program) or it
+    cannot be read: its load address is AT_BASE in /proc/PID/auxv, its `_r_debug` a symbol."""
+    try:
+        with open(f"/proc/{pid}/auxv", "rb") as auxv:
+            data = auxv.read()
+        words = struct.unpack(f"{len(data) // 8}Q", data[:len(data) // 8 * 8])
+        base = dict(zip(words[0::2], words[1::2])).get(_AT_BASE, 0)
+        mapping = next((mapping for mapping in mappings(pid) if mapping.start == base and mapping.offset == 0), None)
+        if not base or mapping is None:
+            return None
+        path = _readable_path(pid, mapping)
+        r_debug = elf.dynamic_symbol(path, "_r_debug")
+        linkage = elf.read_linkage(path)
+    except (OSError, ToolError, struct.error):
+        return None
+    if r_debug is None or linkage.elf_class != 64:
+        return None
+    # struct r_debug { int r_version; struct link_map *r_map; ElfW(Addr) r_brk; r_state ... }
+    return DynamicLinker(path, base + r_debug + 3 * 8)
+
+
+def is_stopped(pid: int) -> bool:
+    """Whether process `pid` is stopped by a signal (state T)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "T"
+    except (OSError, IndexError):
+        return False
+
+
+def why_not_stopped(pid: int) -> Optional[str]:
+    """Why process `pid` should not be stopped (SIGSTOP) a moment, None when it may: as its
+    terminal's foreground job, its shell would take the stop for a Ctrl-Z and keep the terminal;
+    under a debugger, the debugger would stop with it."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/status") as status:
+            tracer = next((line.split()[1] for line in status if line.startswith("TracerPid:")), "0")
+    except (OSError, IndexError):
+        return None
+    process_group, terminal, foreground_group = int(fields[2]), int(fields[4]), int(fields[5])
+    if terminal != 0 and foreground_group == process_group:
+        return "it is its terminal's foreground job"
+    if tracer != "0":
+        return f"process {tracer} traces it (a debugger)"
+    return None
 
 
 def semaphore_value(pid: int, process_module: ProcessModule, address: int) -> SemaphoreValue:

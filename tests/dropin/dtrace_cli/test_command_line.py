@@ -161,9 +161,23 @@ class PreprocessorTest(CommandLineTestCase):
             self.assertIn("_USDT_ARG(i32, int, arg0)", header)
             self.assertIn("myapp_done_semaphore", dict(elf_notes.symbols(str(self.directory / f"{name}.o"))))
 
-    def test_directives_run_the_preprocessor_without_dash_C(self):
+    def test_without_dash_C_a_hash_starts_a_comment_and_directives_are_comments_too(self):
+        # As systemtap's dtrace reads the file: libvirt's `# file:` lines, a trailing `# note`,
+        # and the directives, so that `#include` includes nothing and `#if` keeps its probe.
+        (self.directory / "probes.d").write_text(
+            "provider myapp {\n\t# file: src/util/virobject.c\n\t# prefix: object\n"
+            "\tprobe done(int status); # note\n#if 0\n\tprobe removed();\n#endif\n};\n")
         self.assert_succeeds(self.usdt_dtrace("-h", "-s", "probes.d", "-Iinclude"))
-        self.assertNotIn("MYAPP_DONE", (self.directory / "probes.h").read_text())
+        header = (self.directory / "probes.h").read_text()
+        self.assertIn("#define MYAPP_DONE(arg0)", header)
+        self.assertIn("#define MYAPP_REMOVED()", header)
+        result = self.usdt_dtrace("-h", "-s", "probes.d", "-o", "cpp.h", "-C")
+        # As with systemtap's dtrace -C (the column is the compiler's: GCC counts a tab as 8).
+        self.assert_fails(result, 1, "invalid preprocessing directive #file")
+        self.assertTrue(result.stderr.startswith("probes.d:2:"), result.stderr)
+        (self.directory / "probes.d").write_text(PREPROCESSED)
+        result = self.usdt_dtrace("-h", "-s", "probes.d", "-Iinclude", "-DWITH_DONE", "-DSTATUS_TYPE=int")
+        self.assert_fails(result, 1, "probes.d:3:26: error: argument type 'request_id_t': unknown type")
 
     def test_dash_C_preprocesses_a_file_without_directives(self):
         (self.directory / "probes.d").write_text("provider myapp { probe done(STATUS_TYPE status); };\n")

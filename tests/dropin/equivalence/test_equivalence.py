@@ -3,7 +3,8 @@ constructs of real projects' provider files, and its program in programs/ are bu
 three times, each as C and as C++:
 
 - with systemtap's `dtrace -C -h` and `dtrace -C -G` and <sys/sdt.h> (Debian's
-  systemtap-sdt-dev), as those projects build them;
+  systemtap-sdt-dev), as those projects build them (without -C the files of
+  WITHOUT_PREPROCESSOR, as libvirt builds its own);
 - with the same two commands run by usdt-dtrace instead, the drop-in;
 - with usdt's generator (usdtgen --header), as usdt_add_provider does.
 
@@ -85,7 +86,17 @@ EXPECTED = {
         "typed:narrowed": "-1 2 -8",
         "typed:matching": "-1 2 -8",
     },
+    "comments": {
+        "virt:object_new": "8 8",
+        "virt:object_ref": "8",
+        "virt:object_unref": "8",
+        "virt:rpc_server_client_msg_tx_queue": "8 -4 -4 -4 -4 -4 -4 -4",
+    },
 }
+
+# Built with `dtrace -h` and `dtrace -G`, no -C: their `#` lines are comments, which the
+# preprocessor would reject (libvirt's `# file:` lines).
+WITHOUT_PREPROCESSOR = {"comments"}
 
 # Where sys/sdt.h records something else than EXPECTED, and why: systemtap's specs.
 DIFFERENCES = {
@@ -144,15 +155,17 @@ def compiler(language: Language) -> str:
 
 
 def generated_with_dtrace(dtrace: str, stem: str) -> Path:
-    """`dtrace -C -h` for the header, `dtrace -C -G` for the semaphores' object, as a Makefile
-    written for systemtap runs them: once per provider file, for the C and the C++ program."""
+    """`dtrace -C -h` for the header, `dtrace -C -G` for the semaphores' object (without -C for
+    WITHOUT_PREPROCESSOR), as a Makefile written for systemtap runs them: once per provider
+    file, for the C and the C++ program."""
     directory = SETUP.work_dir / stem / Path(dtrace).name
     if not directory.is_dir():
         directory.mkdir(parents=True)
         provider_file = PROBES / f"{stem}.d"
+        preprocessor = [] if stem in WITHOUT_PREPROCESSOR else ["-C", f"-I{PROBES}"]
         # systemtap's dtrace writes its temporary files into the current directory.
-        run([dtrace, "-C", f"-I{PROBES}", "-h", "-s", provider_file, "-o", f"{stem}.h"], directory)
-        run([dtrace, "-C", f"-I{PROBES}", "-G", "-s", provider_file, "-o", f"{stem}-probes.o"], directory,
+        run([dtrace, *preprocessor, "-h", "-s", provider_file, "-o", f"{stem}.h"], directory)
+        run([dtrace, *preprocessor, "-G", "-s", provider_file, "-o", f"{stem}-probes.o"], directory,
             {"CC": SETUP.cc})
     return directory
 
@@ -254,6 +267,9 @@ class EquivalenceTest(unittest.TestCase):
 
     def test_declared_types_decide_sizes(self):
         self.check_equivalent("declared_types")
+
+    def test_hash_comments_without_the_preprocessor(self):
+        self.check_equivalent("comments")
 
     def test_every_provider_file_is_checked(self):
         self.assertEqual(sorted(path.stem for path in PROBES.glob("*.d")), sorted(EXPECTED))

@@ -4,8 +4,9 @@
  * each (who=1 value=100+round, who=2 value=200+round), then exits 0. With `--wait` it first
  * prints "ready" and waits for standard input to close.
  * With `--load-late`, a process that loads a library after a tracer attached: it prints "ready"
- * and waits for a line before it loads libtool_core_b.so, fires its probe at once (who=2
- * value=209), prints "loaded", and waits for standard input to close before the three rounds.
+ * and waits for a line before it loads libtool_core_b.so, fires its probe at once, five times
+ * (who=2 value=209), prints "loaded", and waits for standard input to close before the three
+ * rounds.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -48,7 +49,9 @@ int main(int argc, char **argv) {
         if (fgets(line, sizeof line, stdin) == NULL || (b_run = load_b()) == NULL) {
             return 1;
         }
-        b_run(9);
+        for (int fired = 0; fired < 5; fired++) {
+            b_run(9);
+        }
         puts("loaded");
         fflush(stdout);
     }
