@@ -35,13 +35,11 @@ def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES)) -> Dict
     return {kind: _environment().get_template(TEMPLATES[kind]).render(context) for kind in kinds}
 
 
-def render_trace_script(plan, ready_line: str, unread_marker: str, maps_start: str, maps_end: str) -> str:
-    """The bpftrace program of `usdt trace` (usdttool/bpftrace/program.py's plan): per probe, the
-    generated script's line per hit or a record, and counts in maps; `ready_line` printed once
-    attached, `unread_marker` starting the line of a hit with a string read as "", the maps
-    printed between `maps_start` and `maps_end`."""
+def render_trace_script(plan, ready_line: str, maps_start: str, maps_end: str) -> str:
+    """The bpftrace program of `usdt trace` (usdttool/bpftrace/program.py's plan): per probe, a
+    record of each hit, and counts in maps; `ready_line` printed once attached, the maps printed
+    between `maps_start` and `maps_end`."""
     return _environment().get_template("trace.bt.j2").render(plan=plan, ready_line=ready_line,
-                                                             unread_marker=unread_marker,
                                                              maps_start=maps_start, maps_end=maps_end)
 
 

@@ -53,7 +53,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("-d", "--provider-file", metavar="FILE.d",
                         help="take argument names and types from this provider file")
     parser.add_argument("--script", action="store_true",
-                        help="print the bpftrace program instead of running it (no root needed)")
+                        help="print the bpftrace program (for bpftrace -f json: records, not lines) and exit (no root needed)")
     answers = parser.add_argument_group(
         "answers", "Summaries are counted in BPF maps and printed at the end (Ctrl-C, or the end of the "
                    "process or command) instead of each hit's line.")
@@ -158,7 +158,7 @@ def run(args) -> int:
                         load_notice=notice)
     if args.timeline is not None:
         timeline.checked_path(args.timeline)    # before anything else can fail later
-    script = program.program(plan, supervisor.READY_LINE, unread_strings.MARKER)
+    script = program.program(plan, supervisor.READY_LINE)
     if args.script:
         sys.stdout.write(script)
         return 0

@@ -94,7 +94,7 @@ class NewKeyCountTest(unittest.TestCase):
             lines=False, records=False, count=True, interval=1,
             spans=[spans.make_span(0, "kv:request__start", "kv:request__done", spans.THREAD, probes)],
             histograms=[spans.parse_histogram(1, "kv:value:arg0", probes)])
-        return program.program(program.plan(selected, "", measures, release), "READY", "MARKED")
+        return program.program(program.plan(selected, "", measures, release), "READY")
 
     def test_the_releases_that_lose_one(self):
         for version, loses in (((0, 17, 0), False), ((0, 20, 0), True), ((0, 23, 2), True), ((0, 24, 0), False),

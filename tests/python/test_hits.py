@@ -15,7 +15,8 @@ REQUEST = TracerProbe("kv", "request", (
     TracerArgument(2, "hit", "bool", Kind.BOOLEAN, 1, False),
     TracerArgument(3, "entry", "struct entry *", Kind.POINTER, 8, False),
     TracerArgument(4, "delta", "int", Kind.INTEGER, 4, True)))
-# Seven arguments: bpftrace reads the first six.
+CHAR = TracerArgument(0, "c", "char", Kind.INTEGER, 1, True)
+# Seven arguments: here the program cannot read the seventh (releases.operand_value).
 WIDE = TracerProbe("kv", "wide", tuple(TracerArgument(n, f"a{n}", "int", Kind.INTEGER, 4, True) for n in range(7)))
 
 
@@ -25,47 +26,73 @@ class RecordReaderTest(unittest.TestCase):
 
         def read_string(*asked):
             self.asked.append(asked)
-            return "from memory"
-        self.reader = hits.RecordReader([hits.TracedProbe(0, 2, REQUEST), hits.TracedProbe(1, 0, WIDE)], read_string)
+            return b"from memory"
+        self.reader = hits.RecordReader([hits.TracedProbe(0, 2, REQUEST), hits.TracedProbe(1, 0, WIDE, frozenset({6}))],
+                                        read_string)
 
-    def feed(self, *lines):
-        return [self.reader.feed(line) for line in lines]
+    def feed(self, *texts):
+        return [self.reader.feed(text) for text in texts]
 
     def test_a_record_as_values_by_kind(self):
-        ((taken, hit),) = self.feed("usdt-hit 0 100 7 8 0x401000 42 4096 1 48879 -3\x1fkvserver\x1fget\x1e\n")
-        self.assertTrue(taken)
+        # The hit's numbers (the string's pointer, then its cut flag, then comm), then its string.
+        (taken, waiting), (string_taken, hit) = self.feed(b"usdt-hit 0 100 7 8 0x401000 42 4096 1 48879 -3 0 kvserver",
+                                                          b"usdt-string 8 100 get")
+        self.assertEqual((taken, waiting, string_taken), (True, None, True))
         self.assertEqual((hit.probe.name, hit.time, hit.pid, hit.tid, hit.process, hit.address),
                          ("kv:request", 100, 7, 8, "kvserver", 0x401000))
-        self.assertEqual(hit.values, (42, "get", True, 48879, -3))
+        self.assertEqual(hit.values, (42, hits.Text(b"get"), True, 48879, -3))
 
     def test_an_integer_beyond_2_to_the_63(self):
-        (_, hit), = self.feed("usdt-hit 0 1 2 3 0x10 18446744073709551615 0 0 0 -3\x1fapp\x1e\n")
+        _, (_, hit) = self.feed(b"usdt-hit 0 1 2 3 0x10 18446744073709551615 0 0 0 -3 0 app", b"usdt-string 3 1 ")
         self.assertEqual((hit.values[0], hit.values[4]), (2 ** 64 - 1, -3))
 
-    def test_a_string_with_newlines_spans_lines(self):
-        results = self.feed("usdt-hit 0 1 2 3 0x10 1 4096 0 0 0\x1fapp\x1ftwo\n", "lines\n", "\x1e\n")
-        self.assertEqual([taken for taken, _ in results], [True, True, True])
-        self.assertEqual(results[-1][1].values[1], "two\nlines\n")
+    def test_a_string_keeps_every_byte(self):
+        # A printf of -f json is one event whatever it holds: newlines, the old separators, any byte.
+        data = b"two\nlines\x1f\x1e \"\\\xff"
+        _, (_, hit) = self.feed(b"usdt-hit 0 1 2 3 0x10 1 4096 0 0 0 0 app", b"usdt-string 3 1 " + data)
+        self.assertEqual(hit.values[1], hits.Text(data))
+
+    def test_a_string_of_63_bytes_is_cut_when_its_next_byte_is_not_nul(self):
+        whole = b"x" * hits.STRING_BYTES
+        for flag, cut in ((b"1", True), (b"0", False)):
+            _, (_, hit) = self.feed(b"usdt-hit 0 1 2 3 0x10 1 4096 0 0 0 " + flag + b" app", b"usdt-string 3 1 " + whole)
+            self.assertEqual(hit.values[1], hits.Text(whole, cut))
+        # A shorter string ended before the cut: the byte past the cut is not its.
+        _, (_, hit) = self.feed(b"usdt-hit 0 1 2 3 0x10 1 4096 0 0 0 1 app", b"usdt-string 3 1 short")
+        self.assertEqual(hit.values[1], hits.Text(b"short"))
 
     def test_a_string_read_as_empty_is_read_again_a_null_pointer_is_null(self):
-        (_, hit), = self.feed("usdt-hit 0 1 2 3 0x10 1 4096 0 0 0\x1fapp\x1f\x1e\n")
-        self.assertEqual(hit.values[1], "from memory")
+        _, (_, hit) = self.feed(b"usdt-hit 0 1 2 3 0x10 1 4096 0 0 0 0 app", b"usdt-string 3 1 ")
+        self.assertEqual(hit.values[1], hits.Text(b"from memory"))
         self.assertEqual(self.asked, [(2, 2, "kv:request", 0x10, 4096)])
-        (_, hit), = self.feed("usdt-hit 0 1 2 3 0x10 1 0 0 0 0\x1fapp\x1f\x1e\n")
+        _, (_, hit) = self.feed(b"usdt-hit 0 1 2 3 0x10 1 0 0 0 0 0 app", b"usdt-string 3 1 ")
         self.assertIsNone(hit.values[1])
+        self.reader.read_string = lambda *asked: None     # in no memory the process can read
+        _, (_, hit) = self.feed(b"usdt-hit 0 1 2 3 0x10 1 4096 0 0 0 0 app", b"usdt-string 3 1 ")
+        self.assertEqual(hit.values[1], hits.Unreadable(4096))
 
-    def test_the_separator_inside_a_string_leaves_the_strings_unknown(self):
-        (_, hit), = self.feed("usdt-hit 0 1 2 3 0x10 1 4096 0 0 0\x1fapp\x1fa\x1fb\x1e\n")
-        self.assertEqual((hit.process, hit.values), (None, (1, None, False, 0, 0)))
+    def test_another_thread_s_hit_between_a_hit_and_its_string(self):
+        results = self.feed(b"usdt-hit 0 1 2 3 0x10 1 4096 0 0 0 0 app", b"usdt-hit 0 1 2 4 0x10 2 4096 0 0 0 0 app",
+                            b"usdt-string 4 1 four", b"usdt-string 3 1 three")
+        self.assertEqual([(hit.tid, hit.values[:2]) for _, hit in results if hit is not None],
+                         [(4, (2, hits.Text(b"four"))), (3, (1, hits.Text(b"three")))])
 
-    def test_arguments_bpftrace_does_not_read_are_none(self):
-        (_, hit), = self.feed("usdt-hit 1 1 2 3 0x10 0 1 2 3 4 5\x1fapp\x1e\n")
-        self.assertEqual(hit.values, (0, 1, 2, 3, 4, 5, None))
+    def test_a_hit_whose_string_was_lost_is_dropped(self):
+        # A full buffer dropped the string: the thread's next hit replaces the one waiting.
+        results = self.feed(b"usdt-hit 0 1 2 3 0x10 1 4096 0 0 0 0 app", b"usdt-hit 0 5 2 3 0x10 2 4096 0 0 0 0 app",
+                            b"usdt-string 3 1 late", b"usdt-string 3 5 second")
+        self.assertEqual([(taken, hit and hit.values[:2]) for taken, hit in results],
+                         [(True, None), (True, None), (True, None), (True, (2, hits.Text(b"second")))])
 
-    def test_other_lines_and_broken_records(self):
-        self.assertEqual(self.feed("12 pid=1 tid=1 kv:request\n"), [(False, None)])
-        self.assertEqual(self.feed("usdt-hit 9 1 2 3 0x10\x1fapp\x1e\n"), [(True, None)])     # no such probe
-        self.assertEqual(self.feed("usdt-hit 0 1 2 3 0x10 1\x1fapp\x1e\n"), [(True, None)])   # values missing
+    def test_arguments_the_program_does_not_read(self):
+        (_, hit), = self.feed(b"usdt-hit 1 1 2 3 0x10 0 1 2 3 4 5 0 app")
+        self.assertEqual(hit.values, (0, 1, 2, 3, 4, 5, hits.NOT_READ))
+
+    def test_other_printfs_and_broken_records(self):
+        self.assertEqual(self.feed(b"usdt-maps 1 2 final\n"), [(False, None)])
+        self.assertEqual(self.feed(b"usdt-hit 9 1 2 3 0x10 app"), [(True, None)])     # no such probe
+        self.assertEqual(self.feed(b"usdt-hit 0 1 2 3 0x10 1 app"), [(True, None)])   # values missing
+        self.assertEqual(self.feed(b"usdt-string 3 77 nobody's"), [(True, None)])    # no hit waits for it
 
 
 class JsonTest(unittest.TestCase):
@@ -75,22 +102,55 @@ class JsonTest(unittest.TestCase):
         self.assertEqual(hits.json_value(integer, 2 ** 53), "9007199254740992")
         self.assertEqual(hits.json_value(integer, -2 ** 60), str(-2 ** 60))
         self.assertEqual(hits.json_value(pointer, 48879), "0xbeef")
-        self.assertEqual(hits.json_value(string, "x"), "x")
+        self.assertEqual(hits.json_value(string, hits.Text(b"x")), "x")
+        self.assertEqual(hits.json_value(string, hits.Text(b"")), "")
+        self.assertEqual(hits.json_value(CHAR, ord("a")), "a")
         self.assertEqual(hits.json_value(boolean, False), False)
         self.assertIsNone(hits.json_value(string, None))
+        self.assertIsNone(hits.json_value(string, hits.Unreadable(1)))
+        self.assertIsNone(hits.json_value(integer, hits.NOT_READ))
         self.assertIsNone(hits.json_integer(None))
 
     def test_a_hit_on_one_line(self):
         hit = hits.Hit(hits.TracedProbe(0, 0, REQUEST), 5, 10, 11, "app", 0x400000,
-                       (2 ** 64 - 1, "k\ney", True, 16, -1))
+                       (2 ** 64 - 1, hits.Text(b"k\ney\xff", cut=True), True, 16, -1))
         line = hits.json_line(hit)
         self.assertTrue(line.endswith("}\n") and line.count("\n") == 1)
+        # A byte that is not UTF-8 as the escape of a lone surrogate U+DCXX.
+        self.assertIn('"key":"k\\ney\\udcff"', line)
         self.assertEqual(json.loads(line), {"type": "hit", "probe": "kv:request", "monotonic_ns": 5, "pid": 10,
                                             "tid": 11, "process": "app",
-                                            "args": {"id": "18446744073709551615", "key": "k\ney", "hit": True,
-                                                     "entry": "0x10", "delta": -1}})
+                                            "args": {"id": "18446744073709551615", "key": "k\ney\udcff", "hit": True,
+                                                     "entry": "0x10", "delta": -1},
+                                            "cut": ["key"]})
+        self.assertEqual(json.loads(line)["args"]["key"].encode("utf-8", "surrogateescape"), b"k\ney\xff")
         self.assertEqual(hits.json_value_of(hit, "entry"), "0x10")
         self.assertIsNone(hits.json_value_of(hit, "nope"))
+
+
+class TextTest(unittest.TestCase):
+    def test_strings_as_strace_prints_them(self):
+        string = REQUEST.arguments[1]
+        self.assertEqual(hits.text_value(string, hits.Text(b'a"b\\c\n\t\r\x1f\x1e\x7f\xff\xc3\xa9')),
+                         '"a\\"b\\\\c\\n\\t\\r\\x1f\\x1e\\x7f\\xff\u00e9"')
+        self.assertEqual(hits.text_value(string, hits.Text(b"")), '""')
+        self.assertEqual(hits.text_value(string, hits.Text(b"abc", cut=True)), '"abc"...')
+        self.assertEqual(hits.text_value(string, None), "NULL")
+        self.assertEqual(hits.text_value(string, hits.Unreadable(0x10)), "<unreadable:0x10>")
+        self.assertEqual(hits.text_value(string, hits.NOT_READ), "?")
+
+    def test_chars_between_single_quotes(self):
+        self.assertEqual(hits.text_value(CHAR, ord("a")), "'a'")
+        self.assertEqual(hits.text_value(CHAR, ord("'")), "'\\''")
+        self.assertEqual(hits.text_value(CHAR, 0), "'\\0'")
+        self.assertEqual(hits.text_value(CHAR, -1), "'\\xff'")
+        # An int8_t is a number.
+        self.assertEqual(hits.text_value(TracerArgument(0, "n", "int8_t", Kind.INTEGER, 1, True), -1), "-1")
+
+    def test_a_hit_s_line(self):
+        hit = hits.Hit(hits.TracedProbe(0, 0, REQUEST), 5, 10, 11, "app", 0x400000,
+                       (1, hits.Text(b"k"), False, 16, -1))
+        self.assertEqual(hits.text_line(hit), '5 pid=10 tid=11 kv:request id=1 key="k" hit=false entry=0x10 delta=-1\n')
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ class ImportTest(unittest.TestCase):
             [sys.executable, "-c", "import sys, usdttool.main; print(' '.join(sorted(sys.modules)))"],
             capture_output=True, text=True, check=True, cwd=REPOSITORY, timeout=60).stdout.split()
         self.assertEqual([module for module in loaded if module.startswith("usdtgen.")],
-                         ["usdtgen.bpftrace_view", "usdtgen.errors", "usdtgen.notes", "usdtgen.tracer_probe"])
+                         ["usdtgen.errors", "usdtgen.notes", "usdtgen.tracer_probe"])
         self.assertNotIn("jinja2", loaded)
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ tool_python.use_an_interpreter_with_pyelftools()
 from usdtgen.errors import GeneratorError  # noqa: E402
 from usdtgen.notes import Kind  # noqa: E402
 from usdtgen.tracer_probe import TracerArgument, TracerProbe  # noqa: E402
-from usdttool.answers import summaries  # noqa: E402
+from usdttool.answers import spans, summaries  # noqa: E402
 from usdttool.bpftrace import program, releases  # noqa: E402
 from usdttool.files import elf, probe_notes  # noqa: E402
 from usdttool.errors import ToolError  # noqa: E402
@@ -112,19 +112,59 @@ class PlanTest(unittest.TestCase):
         self.assertEqual([(probe.traced.number, probe.traced.module, probe.traced.name) for probe in plan.probes],
                          [(10, 2, "kv:request"), (11, 2, "kv:tick")])
         self.assertEqual(plan.probes[0].predicate, "pid == 5 && @usdt_on")
-        text_format, values = plan.probes[0].record
-        self.assertEqual(text_format, "usdt-hit 10 %llu %d %d 0x%lx %llu %llu %lld\\037%s\\037%s\\036\\n")
-        self.assertEqual(values, 'nsecs, pid, tid, reg("ip"), arg0, arg1, arg2, comm, $string1')
-        self.assertTrue(plan.probes[0].holds_strings)
-        self.assertFalse(plan.probes[1].holds_strings)
+        # One printf for the numbers, one per string (bpftrace 0.17's stack): both name the hit by
+        # its thread and time, and the string's flags whether its byte after the cut is not NUL.
+        (head_format, head_values), (string_format, string_values) = plan.probes[0].record
+        self.assertEqual(head_format, "usdt-hit 10 %llu %d %d 0x%lx %llu %llu %lld %d %s")
+        self.assertEqual(head_values, '$usdt_time, pid, tid, reg("ip"), arg0, arg1, arg2, '
+                                      'strncmp(str(arg1 + 63, 2), "", 1), comm')
+        self.assertEqual((string_format, string_values), ("usdt-string %d %llu %s", "tid, $usdt_time, str(arg1, 64)"))
+        ((tick_format, _),) = plan.probes[1].record
+        self.assertTrue(tick_format.startswith("usdt-hit 11 "), tick_format)
         self.assertEqual((plan.maps, plan.epochs), ((), False))
 
-    def test_the_program_prints_what_the_generated_scripts_print(self):
+    def test_arguments_past_the_sixth_for_spans_and_histograms(self):
+        # bpftrace 0.17 reads no arg6: the operand the note gives, as the record reads it.
+        integers = [(f"a{n}", Kind.INTEGER, 8, True) for n in range(6)]
+        start = noted("kv", "late__start", *integers, ("id", Kind.INTEGER, 8, False), ("v", Kind.INTEGER, 4, True),
+                      specs="-8@%rdi -8@%rsi -8@%rdx -8@%rcx -8@%r8 -8@%r9 8@%rax -4@-12(%rbp)")
+        done = noted("kv", "late__done", *integers, ("id", Kind.INTEGER, 8, False),
+                     specs="-8@%rdi -8@%rsi -8@%rdx -8@%rcx -8@%r8 -8@%r9 8@$7")
+        module = elf.Module("/bin/app", (start, done))
+        selected = program.select(program.describe([module], None), [], "app")
+        probes = [traced for _, described in selected for traced, _ in described]
+        measures = program.Measures(lines=False, records=False, count=False,
+                                    spans=[spans.make_span(0, "kv:late__start", "kv:late__done", None, probes)],
+                                    histograms=[spans.parse_histogram(1, "kv:late__start:v", probes)])
+        old, new = (program.plan(selected, "", measures, release).probes
+                    for release in (releases.Release((0, 17, 0)), releases.NEWEST_TESTED))
+        self.assertEqual((old[0].starts, old[0].histograms, old[1].dones),
+                         (((0, '(uint64)reg("ax")'),), ((1, '*(int32*)(reg("bp") - 12)', True),), ((0, "(uint64)7"),)))
+        self.assertEqual((new[0].starts, new[0].histograms, new[1].dones),
+                         (((0, "arg6"),), ((1, "arg7", True),), ((0, "arg6"),)))
+
+    def test_an_argument_the_program_cannot_read_for_a_span(self):
+        integers = [(f"a{n}", Kind.INTEGER, 8, True) for n in range(6)]
+        start = noted("kv", "late__start", *integers, ("id", Kind.INTEGER, 8, False),
+                      specs="-8@%rdi -8@%rsi -8@%rdx -8@%rcx -8@%r8 -8@%r9 8@%xmm0")
+        selected = program.select(program.describe([elf.Module("/bin/app", (start,))], None), [], "app")
+        probes = [traced for _, described in selected for traced, _ in described]
+        measures = program.Measures(lines=False, records=False, count=False,
+                                    histograms=[spans.parse_histogram(0, "kv:late__start:id", probes)])
+        with self.assertRaises(ToolError) as caught:
+            quietly(program.plan, selected, "", measures, releases.Release((0, 17, 0)))
+        self.assertEqual(str(caught.exception), "--histogram: bpftrace 0.17.0 cannot read kv:late__start's id "
+                                                "(argument 7; see the warning above)")
+
+    def test_the_program_prints_records_for_bpftrace_f_json(self):
+        # Lines too are printed by usdt from the records (hits.text_line), not by bpftrace.
         selected = program.select(program.describe([APP], None), ["kv:request"], "app")
         plan = program.plan(selected, "", program.Measures(lines=True, records=False, count=False),
                                   releases.NEWEST_TESTED)
-        text = program.program(plan, "READY", "MARKED")
-        self.assertIn('printf("%llu pid=%d tid=%d kv:request id=%llu key=\\"%s\\" delta=%lld\\n",', text)
+        text = program.program(plan, "READY")
+        self.assertIn('printf("usdt-hit 0 %llu %d %d 0x%lx %llu %llu %lld %d %s",', text)
+        self.assertIn('printf("usdt-string %d %llu %s",', text)
+        self.assertNotIn("pid=%d", text)
         self.assertIn('usdt:"/bin/app":kv:request /@usdt_on/', text)
         self.assertIn('printf("READY %lld\\n", nsecs);', text)
         self.assertIn(summaries.MAPS_START, text)

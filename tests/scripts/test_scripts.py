@@ -36,7 +36,8 @@ SCRIPT_NAMES = {"traced.bt", "traced.stp", "traced.perf.sh", "scriptlib.bt", "sc
 PATH = "/tmp/usdt/scripts-path"
 
 # What traced.c fires, as the bpftrace scripts print it after `NSECS pid=PID tid=TID `.
-# {request} is the address traced.c prints; bpftrace 0.17 reads 6 arguments, so eight's g and h are '?'.
+# {request} is the address traced.c prints; bpftrace 0.17 reads 6 arguments, so eight's g and h and
+# strings's s6 are '?'.
 TRACED_LINES = (
     "scripted:signed__ints i8=-128 i16=-32768 i32=-2147483648 i64=-9223372036854775808",
     "scripted:signed__ints i8=127 i16=32767 i32=2147483647 i64=9223372036854775807",
@@ -45,6 +46,8 @@ TRACED_LINES = (
     f'scripted:text path="{PATH}" empty=""',
     "scripted:pointers request={request} null=0x0",
     "scripted:eight a=1 b=-2 c=3 d=-4 e=5 f=-6 g=? h=?",
+    f'scripted:strings sub="{PATH}" file="{PATH[1:]}" line=42 package="{PATH[2:]}" s4="{PATH[3:]}" '
+    f's5="{PATH[4:]}" s6=?',
     f"scripted:unnamed arg0=-5 arg1={len(PATH)}",
     "scripted:delete",
     f'extra:hello who="{PATH}" delta=-6',
@@ -64,6 +67,8 @@ PERF_LINES = (
     r"sdt_scripted:text: arg1={string} arg2={string}",
     r"sdt_scripted:pointers: arg1={request} arg2=0",
     r"sdt_scripted:eight: arg1=1 arg2=-2 arg3=3 arg4=-4 arg5=5 arg6=-6 arg7=7 arg8=-8",
+    r"sdt_scripted:strings: arg1={string} arg2={string} arg3=42 arg4={string} arg5={string} arg6={string} "
+    r"arg7={string}",
     rf"sdt_scripted:unnamed: arg1=-5 arg2={len(PATH)}",
     r"sdt_scripted:delete:",
     r"sdt_extra:hello: arg1={string} arg2=-6",
@@ -72,7 +77,7 @@ PERF_EVENTS = ("sdt_scripted:*", "sdt_extra:*")
 
 # Every probe of traced.d and scriptlib.d: what the SystemTap scripts must resolve.
 TRACED_PROBES = {("scripted", name) for name in ("signed__ints", "unsigned__ints", "flags", "text", "pointers",
-                                                  "eight", "unnamed", "delete")} | {("extra", "hello")}
+                                                  "eight", "strings", "unnamed", "delete")} | {("extra", "hello")}
 LIBRARY_PROBES = {("scriptlib", "work")}
 
 # A bpftrace script's line: nanoseconds, pid, tid, then provider:probe and the arguments.

@@ -15,6 +15,7 @@ tracer. Everything but --script and the errors needs root and bpftrace.
 Here: --script (ScriptTest), the errors (ErrorTest) and a Ctrl-C while usdt starts
 (StartupInterruptTest). CTest runs every class of usdt trace's tests through this module, by
 name (tool.trace_script, tool.trace, tool.bpftrace_releases): LiveTest is test_trace_live.py's,
+StringsTest test_trace_strings.py's,
 and the tests of what usdt makes of what it reads are test_trace_output.py's. What the tests
 share is trace_support.py.
 """
@@ -28,13 +29,15 @@ from pathlib import Path
 import usdt_testing
 from test_trace_live import LiveTest
 from test_trace_output import EarlyHitsTest, FastElfReadingTest, SeveralTracersTest, UnreadStringsTest
+from test_trace_strings import StringsTest
 from trace_support import (CTRL_C_IN_A_CALLBACK, INTERRUPT_DELAYS, KVSERVER_PROBES, OPTIONS, PROGRAMS, TRACE_TIMEOUT,
                            UNUSUAL_DIRECTORY, TraceTestCase, bpftrace_path, copy_programs, counted, interrupted,
                            parse_arguments, start_loading_late, start_waiting, usdt, usdt_command,
                            without_glibc_probes)
 
 # The classes of the other modules that CTest names.
-OTHER_MODULES_CLASSES = (LiveTest, EarlyHitsTest, FastElfReadingTest, SeveralTracersTest, UnreadStringsTest)
+OTHER_MODULES_CLASSES = (LiveTest, EarlyHitsTest, FastElfReadingTest, SeveralTracersTest, UnreadStringsTest,
+                         StringsTest)
 
 
 class ScriptTest(TraceTestCase):
@@ -44,25 +47,25 @@ class ScriptTest(TraceTestCase):
         result = usdt("trace", PROGRAMS["kvserver"], "--script")
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         path = os.path.realpath(PROGRAMS["kvserver"])
-        # A string is read once; a hit where it read "" from a pointer that is not NULL is
-        # marked for usdt to read it (UnreadStringsTest).
+        # A record per hit, for bpftrace -f json (hits.py): a printf of the numbers, each with its
+        # argument's signedness (a string's pointer, then whether its byte after the cut is not
+        # NUL), then a printf per string, both naming the hit by thread and time.
         # Each probe counts its hits, for the account of those lost (test_trace_answers.py).
-        self.assertIn(f'usdt:"{path}":kvcache:fill /@usdt_on/\n{{\n{counted("@usdt_hits[0]")}    $string1 = str(arg1);\n',
-                      result.stdout)
-        self.assertIn('    if ((arg1 != 0 && strncmp($string1, "", 1) == 0)) {\n'
-                      '        printf("usdt-trace-unread 0 0x%lx 0x%lx '
-                      '%llu pid=%d tid=%d kvcache:fill id=%llu key=\\"%s\\" op=%lld\\n",\n'
-                      '               reg("ip"), strncmp($string1, "", 1) == 0 ? arg1 : 0,\n'
-                      "               nsecs, pid, tid, arg0, $string1, arg2);\n"
-                      "    } else {\n"
-                      '        printf("%llu pid=%d tid=%d kvcache:fill id=%llu key=\\"%s\\" op=%lld\\n",\n'
-                      "               nsecs, pid, tid, arg0, $string1, arg2);\n    }\n}", result.stdout)
+        self.assertIn(f'usdt:"{path}":kvcache:fill /@usdt_on/\n{{\n{counted("@usdt_hits[0]")}'
+                      '    $usdt_time = nsecs;\n'
+                      '    printf("usdt-hit 0 %llu %d %d 0x%lx %llu %llu %lld %d %s",\n'
+                      '           $usdt_time, pid, tid, reg("ip"), arg0, arg1, arg2, strncmp(str(arg1 + 63, 2), "", 1), '
+                      'comm);\n'
+                      '    printf("usdt-string %d %llu %s",\n'
+                      '           tid, $usdt_time, str(arg1, 64));\n}', result.stdout)
         self.assertIn(f'usdt:"{path}":kvcache:get /@usdt_on/\n{{\n{counted("@usdt_hits[1]")}'
-                      '    printf("%llu pid=%d tid=%d kvcache:get id=%llu status=%lld hit=%s entry=0x%lx\\n",\n'
-                      '           nsecs, pid, tid, arg0, arg1, arg2 ? "true" : "false", arg3);\n}', result.stdout)
+                      '    $usdt_time = nsecs;\n'
+                      '    printf("usdt-hit 1 %llu %d %d 0x%lx %llu %lld %llu %llu %s",\n'
+                      '           $usdt_time, pid, tid, reg("ip"), arg0, arg1, arg2, arg3, comm);\n}', result.stdout)
         self.assertIn(f'usdt:"{path}":kvserver:request__done /@usdt_on/\n{{\n{counted("@usdt_hits[3]")}'
-                      '    printf("%llu pid=%d tid=%d kvserver:request__done id=%llu status=%lld latency_ns=%llu\\n",\n'
-                      "           nsecs, pid, tid, arg0, arg1, arg2);\n}", result.stdout)
+                      '    $usdt_time = nsecs;\n'
+                      '    printf("usdt-hit 3 %llu %d %d 0x%lx %llu %lld %llu %s",\n'
+                      "           $usdt_time, pid, tid, reg(\"ip\"), arg0, arg1, arg2, comm);\n}", result.stdout)
 
     def test_a_binary_without_a_slash_is_a_program_on_path(self):
         # As the command after `--` is (`usdt trace python3 -- python3 app.py`); the operands
@@ -104,7 +107,8 @@ class ScriptTest(TraceTestCase):
         # programs/broken.c: broken:injected's record names its first argument `x"%`.
         result = usdt("trace", PROGRAMS["broken"], "broken:injected", "--script")
         self.assertEqual((result.returncode, result.stderr), (0, ""))
-        self.assertIn('broken:injected arg0=%lld y=%lld\\n"', result.stdout)
+        # The program prints no name: the hit's line is written by usdt (hits.text_line).
+        self.assertIn('printf("usdt-hit 0 %llu %d %d 0x%lx %lld %lld %s",', result.stdout)
         self.assertNotIn('x"', result.stdout)
 
     def test_a_link_with_a_plain_name_stands_for_a_path_bpftrace_cannot_take(self):

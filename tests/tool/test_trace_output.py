@@ -1,7 +1,7 @@
 """What `usdt trace` makes of what it reads, in the interpreter usdt runs in and without a
-tracer: ELF files read quickly (FastElfReadingTest), bpftrace's lines before and after it
-attached (EarlyHitsTest), the lines of two bpftraces interleaved (SeveralTracersTest), and
-strings bpftrace read as "" read again from the process or the file (UnreadStringsTest).
+tracer: ELF files read quickly (FastElfReadingTest), bpftrace's `-f json` events before and
+after it attached (EarlyHitsTest), the events of two bpftraces interleaved (SeveralTracersTest),
+and strings bpftrace read as "" read again from the process or the file (UnreadStringsTest).
 tool.trace_script runs them through test_trace.py; trace_support.py holds what the tests of
 usdt trace share.
 """
@@ -65,16 +65,24 @@ class EarlyHitsTest(unittest.TestCase):
     pyelftools.)"""
 
     SCRIPT = """
-import io, threading, types
+import io, json, threading, types
 from usdttool.answers import output
-from usdttool.bpftrace import supervisor
-lines = ["Attaching 3 probes...\\n", "90 pid=1 tid=1 p:early\\n", "120 pid=1 tid=1 p:before_ready\\n",
-         supervisor.READY_LINE + " 100\\n", "95 pid=1 tid=1 p:late_early\\n", "105 pid=1 tid=1 p:kept\\n",
-         "a line of the program\\n"]
-unread = types.SimpleNamespace(rewrite=lambda line: line)
-printed = output.Output([], unread, lines=True, json_hits=False, summary=None, timeline=None)
+from usdttool.bpftrace import hits, supervisor
+from usdtgen.tracer_probe import TracerProbe
+names = ["early", "before_ready", "late_early", "kept"]
+probes = [hits.TracedProbe(number, 0, TracerProbe("p", name, ())) for number, name in enumerate(names)]
+def printf(text):
+    return json.dumps({"type": "printf", "data": text}) + "\\n"
+def hit(name, nsecs):
+    return printf(f"usdt-hit {names.index(name)} {nsecs} 1 1 0x10 app")
+lines = [json.dumps({"type": "attached_probes", "data": {"probes": 3}}) + "\\n", hit("early", 90),
+         hit("before_ready", 120), printf(supervisor.READY_LINE + " 100\\n"), hit("late_early", 95),
+         hit("kept", 105), printf("a line of the program\\n")]
+printed = output.Output(probes, types.SimpleNamespace(read=None), lines=True, json_hits=False, summary=None,
+                        timeline=None)
 reader = supervisor._Output(printed)
-tracer = reader.add(types.SimpleNamespace(number=0, process=types.SimpleNamespace(stdout=io.StringIO("".join(lines))),
+stdout = io.BytesIO("".join(lines).encode())
+tracer = reader.add(types.SimpleNamespace(number=0, process=types.SimpleNamespace(stdout=stdout),
                                           attached_at=None, held=[], ended=False))
 assert reader.wait_until_attached(tracer, threading.Event())
 while reader.print_lines():
@@ -91,27 +99,31 @@ while reader.print_lines():
 
 
 class SeveralTracersTest(unittest.TestCase):
-    """The lines of two bpftraces (the first, and one for a library loaded later) interleaved:
-    a record spanning lines and a map printing of each, read apart; the lost hits from both
+    """The events of two bpftraces (the first, and one for a library loaded later) interleaved:
+    a record spanning printfs (a hit's and its string's) and a map printing of each, read apart; the lost hits from both
     final counts. (Under the interpreter usdt runs in.)"""
 
     SCRIPT = """
-import types
+import json, types
 from usdttool.answers import output
-from usdttool.bpftrace import hits
-from usdtgen.tracer_probe import TracerProbe
+from usdttool.bpftrace import hits, json_events
+from usdtgen.notes import Kind
+from usdtgen.tracer_probe import TracerArgument, TracerProbe
 def probe(number, name):
-    return hits.TracedProbe(number, number, TracerProbe("p", name, ()))
-unread = types.SimpleNamespace(rewrite=lambda line: line, read=None)
-printed = output.Output([probe(0, "one")], unread, lines=False, json_hits=True, summary=None, timeline=None)
+    return hits.TracedProbe(number, number, TracerProbe("p", name, (TracerArgument(0, "s", "char *", Kind.STRING, 8,
+                                                                                   False),)))
+printed = output.Output([probe(0, "one")], types.SimpleNamespace(read=None), lines=False, json_hits=True,
+                        summary=None, timeline=None)
 later = printed.add_tracer([probe(1, "two")])
-lines = [(0, "usdt-hit 0 110 1 2 0x10\\x1fma\\n"), (later, "usdt-hit 1 120 1 3 0x20\\x1fmb\\n"),
-         (0, "in\\x1e\\n"), (later, "ore\\x1e\\n"),
-         (0, "usdt-maps 200 0 final\\n"), (later, "usdt-maps 210 0 final\\n"),
-         (0, "@usdt_hits[0]: 3\\n"), (later, "@usdt_hits[1]: 1\\n"),
-         (0, "usdt-maps-end\\n"), (later, "usdt-maps-end\\n")]
-for tracer, line in lines:
-    printed.emit(printed.read(line, tracer), 100, tracer)
+def printf(text):
+    return {"type": "printf", "data": text}
+events = [(0, printf("usdt-hit 0 110 1 2 0x10 4096 0 ma")), (later, printf("usdt-hit 1 120 1 3 0x20 4096 0 mb")),
+          (0, printf("usdt-string 2 110 in")), (later, printf("usdt-string 3 120 ore")),
+          (0, printf("usdt-maps 200 0 final\\n")), (later, printf("usdt-maps 210 0 final\\n")),
+          (0, {"type": "map", "data": {"@usdt_hits": {"0": 3}}}), (later, {"type": "map", "data": {"@usdt_hits": {"1": 1}}}),
+          (0, printf("usdt-maps-end\\n")), (later, printf("usdt-maps-end\\n"))]
+for tracer, event in events:
+    printed.emit(printed.read(json_events.parse(json.dumps(event).encode()), tracer), 100, tracer)
 printed.finish()
 """
 
@@ -122,19 +134,19 @@ printed.finish()
         self.assertEqual((result.returncode, result.stderr), (0, "usdt: lost 2 of 4 hits: p:one 2\n"), result)
         self.assertEqual([json.loads(line) for line in result.stdout.splitlines()],
                          [{"type": "hit", "probe": "p:one", "monotonic_ns": 110, "pid": 1, "tid": 2,
-                           "process": "ma\nin", "args": {}},
+                           "process": "ma", "args": {"s": "in"}},
                           {"type": "hit", "probe": "p:two", "monotonic_ns": 120, "pid": 1, "tid": 3,
-                           "process": "mb\nore", "args": {}}])
+                           "process": "mb", "args": {"s": "ore"}}])
 
 
 class UnreadStringsTest(unittest.TestCase):
-    """A hit whose string bpftrace read as "" from a pointer that is not NULL comes as a marked
-    line, `usdt-trace-unread MODULE 0xIP 0xPOINTER... LINE` (a pointer per string argument, 0
-    for one read fine): usdt prints LINE with the string it reads where its bytes cannot have
-    changed since (the probed file's read-only segments, the process's read-only mappings),
-    `<unreadable:0xPOINTER>` where the process maps nothing readable, else the "" bpftrace read.
-    Marked lines written here for libtool_core_a.so's core:hit, with pointers into this test's
-    own memory, made with mmap()."""
+    """A hit whose string bpftrace read as "" from a pointer that is not NULL (its record has the
+    pointer and the probe's address, hits.py): usdt prints the hit's line with the string it reads
+    where its bytes cannot have changed since (the probed file's read-only segments, the
+    process's read-only mappings), `<unreadable:0xPOINTER>` where the process maps nothing
+    readable, else the "" bpftrace read. Records written here, as bpftrace -f json prints them,
+    for libtool_core_a.so's core:hit, with pointers into this test's own memory, made with
+    mmap()."""
 
     PROT_NONE, PROT_READ, MAP_PRIVATE, MAP_FIXED, MAP_ANONYMOUS = 0, 1, 0x02, 0x10, 0x20
 
@@ -166,29 +178,31 @@ class UnreadStringsTest(unittest.TestCase):
         self.addCleanup(self.libc.munmap, ctypes.c_void_p(address), size)
         return address
 
-    def rewrite(self, *lines: str) -> List[str]:
+    def printed(self, *lines: str) -> List[str]:
         interpreter = launcher.INTERPRETER or [sys.executable]
-        result = subprocess.run([*interpreter, str(Path(__file__).with_name("rewrite_lines.py")), PROGRAMS["core_a"]],
+        result = subprocess.run([*interpreter, str(Path(__file__).with_name("print_records.py")), PROGRAMS["core_a"]],
                                 input="".join(lines), capture_output=True, text=True, timeout=30,
                                 env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         return result.stdout.splitlines()
 
-    def marked(self, pointer: int, pid: int = 0, bias: int = 0x7f0000000000) -> str:
+    def records(self, pointer: int, pid: int = 0, bias: int = 0x7f0000000000) -> str:
+        """The two printfs of a hit of core:hit(1, 100, pointer) whose string read as ""."""
         pid = pid or os.getpid()
-        return (f"usdt-trace-unread 0 0x{bias + self.site:x} 0x{pointer:x} 5 pid={pid} tid={pid} "
-                f'core:hit who=1 value=100 from=""\n')
+        return (json.dumps({"type": "printf", "data": f"usdt-hit 0 5 {pid} {pid} 0x{bias + self.site:x} 1 100 "
+                                                      f"{pointer} 0 app"}) + "\n"
+                + json.dumps({"type": "printf", "data": f"usdt-string {pid} 5 "}) + "\n")
 
     def test_a_literal_of_the_probed_file_is_read_from_it_after_the_process_ended(self):
         gone = subprocess.Popen(["true"])
         gone.wait()
         bias = 0x7f0000000000
-        self.assertEqual(self.rewrite(self.marked(bias + self.literal, gone.pid, bias)),
+        self.assertEqual(self.printed(self.records(bias + self.literal, gone.pid, bias)),
                          [f'5 pid={gone.pid} tid={gone.pid} core:hit who=1 value=100 from="from-a"'])
 
     def test_read_only_memory_of_a_running_process(self):
         text = self.mapped(self.PROT_READ, b"read-only text\0")
-        self.assertEqual(self.rewrite(self.marked(text)),
+        self.assertEqual(self.printed(self.records(text)),
                          [f'5 pid={os.getpid()} tid={os.getpid()} core:hit who=1 value=100 from="read-only text"'])
 
     def test_memory_nothing_can_read(self):
@@ -202,7 +216,7 @@ class UnreadStringsTest(unittest.TestCase):
                                             self.MAP_PRIVATE | self.MAP_FIXED, file.fileno(), 0), reserved)
         for pointer in (1, inaccessible, reserved + self.page - 3):
             with self.subTest(pointer=hex(pointer)):
-                self.assertEqual(self.rewrite(self.marked(pointer)),
+                self.assertEqual(self.printed(self.records(pointer)),
                                  [f"5 pid={os.getpid()} tid={os.getpid()} core:hit who=1 value=100 "
                                   f"from=<unreadable:0x{pointer:x}>"])
 
@@ -211,14 +225,14 @@ class UnreadStringsTest(unittest.TestCase):
         writable = ctypes.create_string_buffer(b"written later")
         gone = subprocess.Popen(["true"])
         gone.wait()
-        self.assertEqual(self.rewrite(self.marked(ctypes.addressof(writable)), self.marked(1, gone.pid)),
+        self.assertEqual(self.printed(self.records(ctypes.addressof(writable)), self.records(1, gone.pid)),
                          [f'5 pid={os.getpid()} tid={os.getpid()} core:hit who=1 value=100 from=""',
                           f'5 pid={gone.pid} tid={gone.pid} core:hit who=1 value=100 from=""'])
 
-    def test_other_lines_are_untouched(self):
-        lines = ['5 pid=1 tid=1 core:hit who=1 value=100 from=""\n', "usdt-trace-unread garbled\n",
-                 "Attaching 2 probes...\n"]
-        self.assertEqual(self.rewrite(*lines), [line.rstrip("\n") for line in lines])
+    def test_other_lines_are_printed_as_they_came(self):
+        lines = [json.dumps({"type": "printf", "data": "a printf of the program\n"}) + "\n", "not JSON\n"]
+        self.assertEqual(self.printed(*lines), ["a printf of the program", "not JSON"])
+
 
 if __name__ == "__main__":
     parse_arguments()

@@ -24,7 +24,7 @@ import usdt_testing
 OPTIONS = argparse.Namespace()   # from the command line (parse_arguments)
 PROGRAMS: Dict[str, str] = {}
 PROGRAM_NAMES = ("kvserver", "kvstore", "sdt_only", "plain", "broken", "twolibs", "core_a", "core_b", "cxxapp",
-                 "bad_strings_c", "bad_strings_cpp")
+                 "bad_strings_c", "bad_strings_cpp", "strings")
 
 # `NSECS pid=PID tid=TID provider:probe name=value...`
 HIT_LINE = re.compile(r"^(\d+) pid=(\d+) tid=(\d+) (\S+:\S+)((?: \S+=\S*)*)$")

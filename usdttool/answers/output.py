@@ -10,23 +10,20 @@ the first one's alone.
 
 bpftrace hands each hit's line or record to user space through a per-CPU buffer; when usdt
 reads slower than the probes fire, the kernel drops what does not fit and bpftrace says
-`Lost N events`. Those lines never reach the output: usdt warns on stderr while it happens,
+lost events. Those events never reach the output: usdt warns on stderr while it happens,
 and at the end compares what each probe counted in the kernel (@usdt_hits) with what came,
 and names the probes whose hits were lost.
 """
 
-import re
 import sys
 import time
 from typing import Dict, List, Optional, Sequence
 
 from . import summaries
 from .timeline import Timeline
-from ..bpftrace import hits, unread_strings
+from ..bpftrace import hits, json_events, unread_strings
 from ..errors import warn
 
-# bpftrace's line when the kernel dropped events (0.17 and later).
-_LOST_LINE = re.compile(r"Lost (\d+) events")
 # How often, at most, usdt warns while hits are being lost.
 _WARNING_INTERVAL = 1.0
 
@@ -46,7 +43,7 @@ class Output:
         self.summary = summary
         self.timeline = timeline
         self.probes: List[hits.TracedProbe] = []
-        self.records: List[Optional[hits.RecordReader]] = []     # per bpftrace
+        self.records: List[hits.RecordReader] = []     # per bpftrace
         self.maps: List[summaries.MapReader] = []
         self.add_tracer(probes)
         self.received: Dict[str, int] = {}
@@ -60,8 +57,7 @@ class Output:
         """The number of another bpftrace, for its `probes` (numbered after those known); before
         it starts."""
         self.probes += probes
-        self.records.append(hits.RecordReader(probes, self.unread.read) if (self.json_hits or self.timeline)
-                            else None)
+        self.records.append(hits.RecordReader(probes, self.unread.read))
         self.maps.append(summaries.MapReader())
         return len(self.maps) - 1
 
@@ -73,15 +69,17 @@ class Output:
         if self.timeline is not None:
             self.timeline.set_origin(at)
 
-    def read(self, line: str, tracer: int = 0) -> object:
-        """What the main thread gets for `line` of bpftrace `tracer`: a hit for a record's last
-        line, None for its others, else the line (a marked one rewritten)."""
-        records = self.records[tracer]
-        if records is not None:
-            taken, hit = records.feed(line)
+    def read(self, event: Optional[json_events.Event], tracer: int = 0) -> object:
+        """What the main thread gets for an event of bpftrace `tracer` (json_events.py): a hit for
+        a record's last printf, None for its others, else the event (a printf's as text)."""
+        if isinstance(event, json_events.Printf):
+            taken, hit = self.records[tracer].feed(event.text)
             if taken:
                 return hit
-        return self.unread.rewrite(line)
+            return event.text.decode("utf-8", "backslashreplace")
+        if isinstance(event, json_events.Other):
+            return event.text
+        return event
 
     def emit(self, item: object, attached_at: Optional[int], tracer: int = 0) -> None:
         if item is None:
@@ -90,31 +88,29 @@ class Output:
             self._count(item.probe.name)
             if attached_at is not None and item.time < attached_at:
                 return
+            if self.lines:
+                _write(hits.text_line(item))
             if self.json_hits:
                 _write(hits.json_line(item))
             if self.timeline is not None:
                 self.timeline.add(item)
             return
+        if isinstance(item, json_events.Lost):
+            self._lost(item.count)
+            return
+        if isinstance(item, json_events.Map):
+            taken, snapshot = self.maps[tracer].feed_map(item.name, item.entries)
+            if snapshot is not None:
+                self._take(snapshot, tracer)
+            return     # else a map bpftrace prints as it exits, emptied or not
         line = item
         taken, snapshot = self.maps[tracer].feed(line)
         if taken:
             if snapshot is not None:
                 self._take(snapshot, tracer)
             return
-        lost = _LOST_LINE.fullmatch(line.strip())
-        if lost:
-            self._lost(int(lost[1]))
-            return
-        if not line.strip() or line.startswith("@usdt_"):
-            return     # the maps bpftrace prints as it exits, emptied or not
-        words = line.split(maxsplit=4)
-        is_hit = len(words) >= 4 and words[0].isdigit() and words[1].startswith("pid=")
-        if is_hit:
-            self._count(words[3])
-            if attached_at is not None and int(words[0]) < attached_at:
-                return
-        if self.lines or not is_hit:
-            _write(line)
+        if line.strip():
+            _write(line if line.endswith("\n") else line + "\n")
 
     def _count(self, probe: str) -> None:
         self.received[probe] = self.received.get(probe, 0) + 1

@@ -11,7 +11,6 @@ and the timeline (timeline.py) pair by these same rules.
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from usdtgen import bpftrace_view
 from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerArgument, TracerProbe
 
@@ -135,9 +134,6 @@ def _argument(probe: TracerProbe, name: str, option: str) -> TracerArgument:
     if found is None:
         names = ", ".join(argument.name for argument in probe.arguments) or "none"
         raise ToolError(f"{option}: {_name(probe)} has no argument {name} (its arguments: {names})")
-    if found.index >= bpftrace_view.BPFTRACE_ARGUMENTS_READ:
-        raise ToolError(f"{option}: {_name(probe)}'s {name} is argument {found.index + 1}; bpftrace reads "
-                        f"the first {bpftrace_view.BPFTRACE_ARGUMENTS_READ} only")
     return found
 
 
@@ -151,11 +147,10 @@ def _key_argument(probe: TracerProbe, key: str) -> TracerArgument:
 
 def _default_key(start: TracerProbe, done: TracerProbe) -> Optional[str]:
     in_done = {argument.name: argument for argument in done.arguments}
-    for argument in start.arguments[:bpftrace_view.BPFTRACE_ARGUMENTS_READ]:
+    for argument in start.arguments:
         name = argument.name
         other = in_done.get(name)
         if (name == "id" or name.endswith("_id")) and other is not None \
-                and other.index < bpftrace_view.BPFTRACE_ARGUMENTS_READ \
                 and argument.kind is Kind.INTEGER and other.kind is Kind.INTEGER:
             return name
     return None

@@ -69,6 +69,15 @@ class MapReader:
             self.current.maps.setdefault(entry[1], {})[key] = int(entry[3])
         return True, None
 
+    def feed_map(self, name: str, entries: Dict[str, int]) -> Tuple[bool, Optional[Snapshot]]:
+        """A map as bpftrace -f json prints it (key "1,-2" -> value): (whether it was part of a
+        snapshot, always None: the end marker finishes one)."""
+        if self.current is None:
+            return False, None
+        for key, value in entries.items():
+            self.current.maps.setdefault(name, {})[tuple(int(part) for part in key.split(",")) if key else ()] = value
+        return True, None
+
 
 @dataclass
 class _Totals:

@@ -1,27 +1,35 @@
-"""Hits as data, for `usdt trace --json` and `--timeline`: the record the program prints per hit
-(templates/trace.bt.j2, `record`), read back, and each hit as a JSON object.
+"""Hits as data: the record the program prints per hit (templates/trace.bt.j2, `record`), read
+back, and each hit as its line (text) or a JSON object (`--json`, `--timeline`).
 
-A record is one printf: `usdt-hit PROBE NSECS PID TID 0xIP VALUE...` (a number per argument
-bpftrace reads, a string's pointer for a string), then the process name and each string
-after a \\x1f, and \\x1e and a newline at the end. Strings come last, each alone between
-separators, because they may hold anything but NUL: spaces, newlines (a record then spans
-lines) and, rarely, \\x1f itself, which makes them impossible to tell apart: such a hit's
-strings are null.
+bpftrace runs with `-f json` (json_events.py): each printf is one event, whatever bytes it
+holds. A record is one printf for the hit, `usdt-hit PROBE NSECS PID TID 0xIP VALUE... CUT...
+COMM` (a number per argument, a string's pointer for a string, then per string whether its
+byte after the cut is not NUL, then the thread's name), and one printf per string argument,
+`usdt-string TID NSECS TEXT`: one printf of all of them would not fit bpftrace 0.17's 512-byte
+stack. A string's printf follows its hit's in the same CPU's buffer, though another thread's
+hit may come between: each names its hit by thread and time.
+
+The values: NULL is None, any other string a Text of its bytes (cut when longer than
+STRING_BYTES), a `char` its byte.
 """
 
+import functools
 import json
+import re
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from usdtgen import bpftrace_view
 from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerArgument, TracerProbe
 
-RECORD_START = "usdt-hit "
-FIELD_SEPARATOR = "\x1f"
-RECORD_END = "\x1e\n"
+RECORD_START = b"usdt-hit "
+STRING_START = b"usdt-string "
+# The bytes of a string a hit carries (bpftrace's str() of 64, its NUL included), on every release.
+STRING_BYTES = 63
 # JavaScript's numbers hold integers exactly up to here: larger ones are written as strings.
 JSON_SAFE_INTEGER = 2 ** 53 - 1
+# The C types that are characters, not numbers.
+CHARACTER_TYPES = ("char", "const char")
 
 
 @dataclass(frozen=True)
@@ -31,10 +39,41 @@ class TracedProbe:
     number: int
     module: int
     probe: TracerProbe
+    # The arguments the program cannot read (releases.operand_value): their record holds 0.
+    not_read: FrozenSet[int] = frozenset()
 
     @property
     def name(self) -> str:
         return self.probe.full_name
+
+    @functools.cached_property      # asked at each hit
+    def strings(self) -> Tuple[TracerArgument, ...]:
+        """The string arguments the record carries the text of."""
+        return tuple(argument for argument in self.probe.arguments
+                     if argument.kind is Kind.STRING and argument.index not in self.not_read)
+
+
+class _NotRead:
+    """The value of an argument the program cannot read."""
+
+    def __repr__(self) -> str:
+        return "NOT_READ"
+
+
+NOT_READ = _NotRead()
+
+
+@dataclass(frozen=True)
+class Text:
+    """A string argument that is not NULL: its bytes, and whether it went on past them."""
+    data: bytes
+    cut: bool = False
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A string argument in memory the process cannot read, or that runs into it."""
+    pointer: int
 
 
 @dataclass(frozen=True)
@@ -43,75 +82,137 @@ class Hit:
     time: int                    # nsecs: CLOCK_MONOTONIC
     pid: int
     tid: int
-    process: Optional[str]       # the thread's name (comm); None when it could not be told apart
+    process: Optional[str]       # the thread's name (comm)
     address: int                 # the probe's address in the process
-    values: Tuple[object, ...]   # per argument: int, bool, str, None (unread or unknown)
+    values: Tuple[object, ...]   # per argument: int, bool, Text, Unreadable, None (NULL), NOT_READ
 
 
 # Reads a string bpftrace read as "" from a non-NULL pointer: (pid, module, probe, ip, pointer)
-# -> its text, None when it cannot be read (see unread_strings.py).
-StringReader = Callable[[int, int, str, int, int], Optional[str]]
+# -> its bytes (b"" when what bpftrace read stands), None when it cannot be read (unread_strings.py).
+StringReader = Callable[[int, int, str, int, int], Optional[bytes]]
+
+
+def is_character(argument: TracerArgument) -> bool:
+    return argument.kind is Kind.INTEGER and argument.size == 1 and argument.type_name in CHARACTER_TYPES
+
+
+@dataclass
+class _Pending:
+    hit: Hit
+    texts: List[bytes]
 
 
 class RecordReader:
-    """Turns the lines of records into hits; other lines are not its business."""
+    """Turns the printfs of records into hits; other printfs are not its business."""
 
     def __init__(self, probes: Sequence[TracedProbe], read_string: StringReader):
         self.probes = {probe.number: probe for probe in probes}
         self.read_string = read_string
-        self.pending: List[str] = []
+        self.pending: Dict[Tuple[int, int], _Pending] = {}     # (tid, nsecs) -> the hit awaiting its strings
 
-    def feed(self, line: str) -> Tuple[bool, Optional[Hit]]:
-        """(whether the line belongs to a record, the hit it finished if any)."""
-        if not self.pending and not line.startswith(RECORD_START):
-            return False, None
-        self.pending.append(line)
-        if not line.endswith(RECORD_END):
+    def feed(self, text: bytes) -> Tuple[bool, Optional[Hit]]:
+        """(whether the printf belongs to a record, the hit it finished if any)."""
+        if text.startswith(STRING_START):
+            words = text[len(STRING_START):].split(b" ", 2)
+            if len(words) == 3 and words[0].isdigit() and words[1].isdigit():
+                key = (int(words[0]), int(words[1]))
+                pending = self.pending.get(key)
+                if pending is not None:
+                    pending.texts.append(words[2])
+                    return True, self._finished(key)
             return True, None
-        record, self.pending = "".join(self.pending)[len(RECORD_START):-len(RECORD_END)], []
-        return True, self._hit(record)
+        if not text.startswith(RECORD_START):
+            return False, None
+        hit = self._head(text[len(RECORD_START):].decode("utf-8", "surrogateescape"))
+        if hit is None:
+            return True, None
+        # A hit of this thread still waiting for its strings lost them (a full buffer drops events).
+        for other in [other for other in self.pending if other[0] == hit.tid]:
+            del self.pending[other]
+        if not hit.probe.strings:
+            return True, self._complete(hit, [])
+        key = (hit.tid, hit.time)
+        self.pending[key] = _Pending(hit, [])
+        return True, None
 
-    def _hit(self, record: str) -> Optional[Hit]:
-        head, _, tail = record.partition(FIELD_SEPARATOR)
-        words = head.split()
-        if len(words) < 5 or not words[0].isdigit() or int(words[0]) not in self.probes:
+    def _head(self, record: str) -> Optional[Hit]:
+        number = record.split(" ", 1)[0]
+        if not number.isdigit() or int(number) not in self.probes:
             return None
-        probe = self.probes[int(words[0])]
-        arguments = probe.probe.arguments[:bpftrace_view.BPFTRACE_ARGUMENTS_READ]
-        numbers = words[5:]
-        strings_read = [argument for argument in arguments if argument.kind is Kind.STRING]
-        texts: List[Optional[str]] = tail.split(FIELD_SEPARATOR)
-        if len(texts) != 1 + len(strings_read) or len(numbers) != len(arguments):
-            texts = [None] * (1 + len(strings_read))    # a string held the separator
-        if len(numbers) != len(arguments):
+        probe = self.probes[int(number)]
+        arguments = probe.probe.arguments
+        fields = 5 + len(arguments) + len(probe.strings)
+        words = record.split(" ", fields)
+        if len(words) != fields + 1:
             return None
-        time, pid, tid, address = int(words[1]), int(words[2]), int(words[3]), int(words[4], 16)
-        process, texts = texts[0], iter(texts[1:])
+        try:
+            numbers = [int(word) for word in words[5:5 + len(arguments)]]
+            cuts = [word != "0" for word in words[5 + len(arguments):fields]]
+            time, pid, tid, address = int(words[1]), int(words[2]), int(words[3]), int(words[4], 16)
+        except ValueError:
+            return None
+        # The cut flags ride in `values` until the strings come.
+        return Hit(probe, time, pid, tid, words[fields], address, (tuple(numbers), tuple(cuts)))
+
+    def _finished(self, key: Tuple[int, int]) -> Optional[Hit]:
+        pending = self.pending[key]
+        cuts = pending.hit.values[1]
+        if len(pending.texts) < len(cuts):
+            return None
+        del self.pending[key]
+        return self._complete(pending.hit, pending.texts)
+
+    def _complete(self, hit: Hit, texts: List[bytes]) -> Hit:
+        """The hit of a record's head `hit` with the texts of its strings."""
+        numbers, cuts = hit.values
+        texts, cuts = iter(texts), iter(cuts)
         values: List[object] = []
-        for argument, number in zip(arguments, numbers):
-            value = int(number)
-            kind = argument.kind
-            if kind is Kind.BOOLEAN:
+        for argument, value in zip(hit.probe.probe.arguments, numbers):
+            if argument.index in hit.probe.not_read:
+                values.append(NOT_READ)
+            elif argument.kind is Kind.BOOLEAN:
                 values.append(value != 0)
-            elif kind is Kind.STRING:
-                text = next(texts)
-                if text == "" and value != 0:
-                    text = self.read_string(pid, probe.module, probe.name, address, value)
-                values.append(None if value == 0 else text)
+            elif argument.kind is Kind.STRING:
+                values.append(self._text(hit, value, next(texts), next(cuts)))
             else:
                 values.append(value)
-        values += [None] * (len(probe.probe.arguments) - len(arguments))
-        return Hit(probe, time, pid, tid, process, address, tuple(values))
+        return Hit(hit.probe, hit.time, hit.pid, hit.tid, hit.process, hit.address, tuple(values))
+
+    def _text(self, hit: Hit, pointer: int, data: bytes, after_cut: bool) -> object:
+        if pointer == 0:
+            return None
+        if data == b"":
+            # BPF cannot fault a page in: a string on a page the process never touched read as "".
+            data = self.read_string(hit.pid, hit.probe.module, hit.probe.name, hit.address, pointer)
+            if data is None:
+                return Unreadable(pointer)
+            after_cut = len(data) > STRING_BYTES
+            data = data[:STRING_BYTES]
+        return Text(data, len(data) == STRING_BYTES and after_cut)
 
 
 def json_value(argument: TracerArgument, value: object) -> object:
     """Integers as numbers, but beyond 2^53 - 1 as strings of their decimal digits; pointers as
-    "0x..." strings; a NULL string as null."""
-    if value is None or isinstance(value, (bool, str)):
+    "0x..." strings; a string as its text (json_text); a NULL or unreadable string as null; a
+    char as its character."""
+    if isinstance(value, Text):
+        return json_text(value.data)
+    if value is None or value is NOT_READ or isinstance(value, Unreadable):
+        return None
+    if isinstance(value, bool):
         return value
+    if is_character(argument):
+        return json_text(bytes([value & 0xff]))
     if argument.kind is Kind.POINTER:
         return f"0x{value:x}"
     return json_integer(value)
+
+
+def json_text(data: bytes) -> str:
+    """Bytes as a JSON string: UTF-8 as its characters, any other byte XX as the lone surrogate
+    U+DCXX (Python's surrogateescape: `text.encode("utf-8", "surrogateescape")` gives the bytes
+    back), which json_line writes as the escape `\\udcXX`."""
+    return data.decode("utf-8", "surrogateescape")
 
 
 def json_integer(value: Optional[int]) -> object:
@@ -132,8 +233,74 @@ def arguments_object(hit: Hit) -> Dict[str, object]:
             for argument, value in zip(hit.probe.probe.arguments, hit.values)}
 
 
+def value_notes(hit: Hit) -> Dict[str, List[str]]:
+    """What a null or a string in `args` does not say, each only when some argument has it:
+    `cut`, the strings longer than STRING_BYTES; `unreadable`, those in memory the process
+    cannot read; `not_read`, the arguments the program cannot read."""
+    pairs = list(zip(hit.probe.probe.arguments, hit.values))
+    notes = {"cut": [argument.name for argument, value in pairs if isinstance(value, Text) and value.cut],
+             "unreadable": [argument.name for argument, value in pairs if isinstance(value, Unreadable)],
+             "not_read": [argument.name for argument, value in pairs if value is NOT_READ]}
+    return {key: names for key, names in notes.items() if names}
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
 def json_line(hit: Hit) -> str:
     """The hit as docs/tracing.md's schema ("JSON Lines") describes it, on one line."""
-    return json.dumps({"type": "hit", "probe": hit.probe.name, "monotonic_ns": json_integer(hit.time), "pid": hit.pid,
-                       "tid": hit.tid, "process": hit.process, "args": arguments_object(hit)},
-                      ensure_ascii=False, separators=(",", ":")) + "\n"
+    text = json.dumps({"type": "hit", "probe": hit.probe.name, "monotonic_ns": json_integer(hit.time), "pid": hit.pid,
+                       "tid": hit.tid, "process": hit.process, "args": arguments_object(hit), **value_notes(hit)},
+                      ensure_ascii=False, separators=(",", ":"))
+    # A lone surrogate cannot be written as UTF-8: it is only ever inside a string, as an escape.
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match[0]):04x}", text) + "\n"
+
+
+# As C and strace write them in a string or a char.
+_ESCAPES = {ord("\\"): "\\\\", ord("\n"): "\\n", ord("\t"): "\\t", ord("\r"): "\\r", 0: "\\0"}
+
+
+def _escaped(data: bytes, quote: str) -> str:
+    text = data.decode("utf-8", "surrogateescape")
+    pieces = []
+    for character in text:
+        code = ord(character)
+        if code in _ESCAPES:
+            pieces.append(_ESCAPES[code])
+        elif character == quote:
+            pieces.append("\\" + quote)
+        elif 0xdc80 <= code <= 0xdcff:
+            pieces.append(f"\\x{code - 0xdc00:02x}")
+        elif code < 0x20 or code == 0x7f or not character.isprintable() and code > 0x7f:
+            pieces.append(f"\\x{code:02x}" if code <= 0xff else f"\\u{code:04x}")
+        else:
+            pieces.append(character)
+    return quote + "".join(pieces) + quote
+
+
+def text_value(argument: TracerArgument, value: object) -> str:
+    """A value as the hit's line prints it, as strace would: a string between double quotes, its
+    quote, backslash and any byte that is not printable text escaped as in C (`\\n`, `\\x1f`),
+    `...` after one that was cut, NULL for a NULL string; a char between single quotes."""
+    if isinstance(value, Text):
+        return _escaped(value.data, '"') + ("..." if value.cut else "")
+    if isinstance(value, Unreadable):
+        return f"<unreadable:0x{value.pointer:x}>"
+    if value is NOT_READ:
+        return "?"
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if is_character(argument):
+        return _escaped(bytes([value & 0xff]), "'")
+    if argument.kind is Kind.POINTER:
+        return f"0x{value:x}"
+    return str(value)
+
+
+def text_line(hit: Hit) -> str:
+    """`NSECS pid=PID tid=TID provider:probe name=value...`, as the generated scripts print it."""
+    fields = [f"{argument.name}={text_value(argument, value)}"
+              for argument, value in zip(hit.probe.probe.arguments, hit.values)]
+    return " ".join([f"{hit.time} pid={hit.pid} tid={hit.tid} {hit.probe.name}", *fields]) + "\n"

@@ -172,7 +172,7 @@ class LoadedLibraries:
         late = "" if self.stops or self.notice is None else \
             f"; traced from now, not from its dlopen(): the process is not stopped meanwhile ({self.why_not_stopped})"
         return supervisor.Program(
-            program.program(plan, supervisor.READY_LINE, unread_strings.MARKER), False,
+            program.program(plan, supervisor.READY_LINE), False,
             f"usdt: tracing {count} more probe{'s' if count != 1 else ''} of process {self.pid}, in "
             f"{', '.join(module.path for module, _ in selected)}, loaded since "
             f"(names and types from {', '.join(sources)}){late}",

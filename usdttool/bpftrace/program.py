@@ -10,9 +10,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from usdtgen import bpftrace_view, notes
+from usdtgen import notes
 from usdtgen.errors import GeneratorError
-from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerProbe
 
 from . import hits, releases
@@ -33,7 +32,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 class AttachTarget:
     """What trace.bt.j2 prints for a file: its path as an attach point takes it, the
     predicate each of its probes gets ("" for none), and its place in the program (which its
-    marked lines name: usdttool/unread_strings.py)."""
+    hits name: usdttool/bpftrace/unread_strings.py)."""
     path: str
     predicate: str
     number: int
@@ -196,7 +195,7 @@ class ProbePlan:
     target: AttachTarget
     traced: hits.TracedProbe
     line: bool                                   # prints the hit's line
-    record: Optional[Tuple[str, str]]            # prints its record: (printf format, arguments)
+    record: Tuple[Tuple[str, str], ...]          # prints its record: printf statements (format, arguments)
     starts: Tuple[Tuple[int, str], ...] = ()     # (span, key) it starts
     dones: Tuple[Tuple[int, str], ...] = ()      # (span, key) it ends; a span's number is its aggregate's
     histograms: Tuple[Tuple[int, str, bool], ...] = ()   # (aggregate, value, signed)
@@ -210,10 +209,6 @@ class ProbePlan:
         """Its file's predicate, and the gate: hits count from BEGIN (every probe attached) until
         usdt starts to stop bpftrace (the program's `kill` tracepoint)."""
         return " && ".join(part for part in (self.target.predicate, "@usdt_on") if part)
-
-    @property
-    def holds_strings(self) -> bool:
-        return bool((self.line or self.record) and bpftrace_view.bpftrace_string_arguments(self.probe))
 
 
 @dataclass(frozen=True)
@@ -288,44 +283,84 @@ def plan(selected, predicate: str, measures: Measures, release: Release, pid: Op
         target = AttachTarget(release.attach_point_path(attach_path(module), pid), predicate, module_number)
         for probe, _ in probes:
             name = f"{probe.provider}:{probe.name}"
-            traced = hits.TracedProbe(number, module_number, probe)
-            starts = tuple((span.number, _key(probe, span)) for span in measures.spans if span.start == name)
-            dones = tuple((span.number, _key(probe, span)) for span in measures.spans if span.done == name)
+            values = _argument_values(probe, module, release)
+            traced = hits.TracedProbe(number, module_number, probe,
+                                      frozenset(index for index, value in enumerate(values) if value is None))
+            starts = tuple((span.number, _key(probe, span, values, release)) for span in measures.spans
+                           if span.start == name)
+            dones = tuple((span.number, _key(probe, span, values, release)) for span in measures.spans
+                          if span.done == name)
             histograms = tuple(
-                (histogram.number, f"arg{spans_module.histogram_index(probe, histogram)}",
+                (histogram.number,
+                 _read(probe, spans_module.histogram_index(probe, histogram), values, release, "--histogram"),
                  probe.arguments[spans_module.histogram_index(probe, histogram)].signed)
                 for histogram in measures.histograms if histogram.probe == name)
             if not (measures.lines or measures.records or measures.count or starts or dones or histograms):
                 continue
-            probe_plans.append(ProbePlan(target, traced, measures.lines,
-                                         _record(traced) if measures.records else None, starts, dones, histograms))
+            record = _record(traced, values) if measures.records or measures.lines else ()
+            probe_plans.append(ProbePlan(target, traced, measures.lines, record, starts, dones, histograms))
             number += 1
     aggregates = tuple(span.number for span in measures.spans) + tuple(h.number for h in measures.histograms)
     return Plan(tuple(probe_plans), measures.interval, aggregates, os.getpid(),
                 release.loses_a_count_of_a_new_key, load_notice)
 
 
-def _key(probe: TracerProbe, span: spans_module.Span) -> str:
+def _key(probe: TracerProbe, span: spans_module.Span, values: Sequence[Optional[str]], release: Release) -> str:
     index = spans_module.key_index(probe, span.key)
-    return "tid" if index is None else f"arg{index}"
+    return "tid" if index is None else _read(probe, index, values, release, "--span")
 
 
-def _record(traced: hits.TracedProbe) -> Tuple[str, str]:
-    """The printf of the hit's record (hits.py): format and arguments."""
-    arguments = traced.probe.arguments[:bpftrace_view.BPFTRACE_ARGUMENTS_READ]
+def _read(probe: TracerProbe, index: int, values: Sequence[Optional[str]], release: Release, option: str) -> str:
+    """The expression of argument `index` (_argument_values) for `option`, which cannot do
+    without it."""
+    if values[index] is None:
+        raise ToolError(f"{option}: bpftrace {release.text} cannot read {probe.full_name}'s "
+                        f"{probe.arguments[index].name} (argument {index + 1}; see the warning above)")
+    return values[index]
+
+
+def _argument_values(probe: TracerProbe, module: elf.Module, release: Release) -> List[Optional[str]]:
+    """Per argument, the bpftrace expression of its value: `argN`, or where `release` reads no
+    argN that far, the operand its sites give (releases.operand_value); None where it cannot
+    be read, with a warning."""
+    sites = next((noted.sites for noted in module.probes
+                  if (noted.provider, noted.name) == (probe.provider, probe.name)), ())
+    values: List[Optional[str]] = []
+    for argument in probe.arguments:
+        if argument.index < release.usdt_arguments:
+            values.append(f"arg{argument.index}")
+            continue
+        operands = [site.arguments[argument.index].operand for site in sites
+                    if argument.index < len(site.arguments)]
+        value = releases.operand_value(argument.size, argument.signed, operands) if operands else None
+        if value is None:
+            warn(f"{module.path}: {probe.full_name}: bpftrace {release.text} reads no arg{argument.index}, and "
+                 f"its sites put {argument.name} in {' or '.join(sorted(set(operands))) or 'no operand'}, "
+                 f"which usdt cannot read for it: it prints as ?")
+        values.append(value)
+    return values
+
+
+def _record(traced: hits.TracedProbe, values: Sequence[Optional[str]]) -> Tuple[Tuple[str, str], ...]:
+    """The printf statements of the hit's record (hits.py): (format, arguments) each."""
+    arguments = traced.probe.arguments
+    value = {argument.index: values[argument.index] or "0" for argument in arguments}
     numbers = ["%lld" if argument.signed else "%llu" for argument in arguments]
-    strings = [argument for argument in arguments if argument.kind is Kind.STRING]
-    separator, end = "\\037", "\\036\\n"
-    text_format = " ".join([f"{hits.RECORD_START}{traced.number} %llu %d %d 0x%lx", *numbers]) \
-        + "".join([separator + "%s"] * (1 + len(strings))) + end
-    values = ["nsecs", "pid", "tid", 'reg("ip")', *(f"arg{argument.index}" for argument in arguments), "comm",
-              *(bpftrace_view.bpftrace_string_variable(argument) for argument in strings)]
-    return text_format, ", ".join(values)
+    cut = hits.STRING_BYTES
+    head_format = " ".join([f"{hits.RECORD_START.decode()}{traced.number} %llu %d %d 0x%lx", *numbers,
+                            *["%d"] * len(traced.strings), "%s"])
+    head_values = ["$usdt_time", "pid", "tid", 'reg("ip")', *(value[argument.index] for argument in arguments),
+                   *(f'strncmp(str({value[argument.index]} + {cut}, 2), "", 1)' for argument in traced.strings),
+                   "comm"]
+    statements = [(head_format, ", ".join(head_values))]
+    for argument in traced.strings:
+        statements.append((f"{hits.STRING_START.decode()}%d %llu %s",
+                           f"tid, $usdt_time, str({value[argument.index]}, {cut + 1})"))
+    return tuple(statements)
 
 
-def program(plan: Plan, ready_line: str, unread_marker: str) -> str:
-    """The program of `plan`, printing `ready_line` once every probe is attached, and a hit line
-    with a string it read as "" on a line that starts with `unread_marker`."""
+def program(plan: Plan, ready_line: str) -> str:
+    """The program of `plan`, printing `ready_line` once every probe is attached."""
     # Jinja2 is a good part of usdt's start-up: imported only where a program is rendered.
     from usdtgen import render
-    return render.render_trace_script(plan, ready_line, unread_marker, summaries.MAPS_START, summaries.MAPS_END)
+    return render.render_trace_script(plan, ready_line, summaries.MAPS_START, summaries.MAPS_END)

@@ -80,6 +80,14 @@ class Release:
         two files (needs_pid_predicate, below). 0.23 keeps only uprobes to it."""
         return self.version >= (0, 27)
 
+    @property
+    def usdt_arguments(self) -> int:
+        """How many of a usdt probe's arguments the release reads as arg0, arg1...: 0.25 and
+        later read the 12 a note can have with libbpf, earlier ones (bcc) refuse arg6 and
+        beyond ("x86_64 doesn't support arg6"): usdt reads those from their operands
+        (operand_value). 0.24 is untested: taken as 0.23."""
+        return 12 if self.version >= (0, 25) else 6
+
 
 # What `usdt trace --script` writes for when no bpftrace is there to ask: the newest tested.
 NEWEST_TESTED = Release((0, 27, 1))
@@ -106,6 +114,37 @@ def installed_release(bpftrace: str) -> Release:
         minimum = ".".join(map(str, MINIMUM))
         raise ToolError(f"usdt trace needs bpftrace {minimum} or newer, and {bpftrace} is {release.text}")
     return release
+
+
+# x86-64's registers as an operand names them (any width) -> as bpftrace's reg() does.
+_REGISTERS = {name: base for base, names in {
+    "ax": "rax eax ax al", "bx": "rbx ebx bx bl", "cx": "rcx ecx cx cl", "dx": "rdx edx dx dl",
+    "si": "rsi esi si sil", "di": "rdi edi di dil", "bp": "rbp ebp bp bpl", "sp": "rsp esp sp spl",
+    **{f"r{n}": f"r{n} r{n}d r{n}w r{n}b" for n in range(8, 16)}}.items() for name in names.split()}
+_OPERAND = re.compile(r"\$(-?\d+)|%(\w+)|(-?\d*)\(%(\w+)\)")
+
+
+def operand_value(size: int, signed: bool, operands: Sequence[str]) -> Optional[str]:
+    """The bpftrace expression of an argument of `size` bytes and signedness at the x86-64
+    `operands` of each of its sites (`%edi`, `$5`, `-8(%rbp)`), for a release that does not read
+    it as argN: `(int32)reg("di")`, `*(int64*)(reg("bp") - 8)`. None when the sites disagree
+    (one program reads every site) or an operand is of another form."""
+    if len(set(operands)) != 1 or size not in (1, 2, 4, 8):
+        return None
+    match = _OPERAND.fullmatch(operands[0])
+    if match is None:
+        return None
+    immediate, register, displacement, base = match.groups()
+    value_type = f"{'' if signed else 'u'}int{size * 8}"
+    if immediate is not None:
+        return f"({value_type}){immediate}"
+    if register is not None:
+        return f"({value_type})reg(\"{_REGISTERS[register]}\")" if register in _REGISTERS else None
+    if base not in _REGISTERS:
+        return None
+    offset = int(displacement or 0)
+    address = f'reg("{_REGISTERS[base]}")' + (f" + {offset}" if offset > 0 else f" - {-offset}" if offset else "")
+    return f"*({value_type}*)({address})"
 
 
 def is_noise(message: str) -> bool:

@@ -6,6 +6,7 @@ the first program stops the process at the dynamic linker's notice of a load, us
 once the new bpftrace has attached, and as it ends."""
 
 import ctypes
+import io
 import os
 import queue
 import select
@@ -18,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from . import releases
+from . import json_events, releases
 from ..errors import ToolError, warn
 
 # Printed by the program's BEGIN probe, which bpftrace runs once every probe is attached, with
@@ -176,17 +177,18 @@ class _Tracer:
     def __init__(self, number: int, bpftrace: str, program: Program, pid: Optional[int], unsafe: bool = False):
         """`unsafe`: the program stops the process (signal(), which needs --unsafe)."""
         # --no-warnings: bpftrace's warnings are about the program usdt wrote, which the user
-        # cannot change (each release warns of other casts and discarded values).
-        arguments = [bpftrace, "-B", "line", "--no-warnings", *(["--unsafe"] if unsafe else []), "-e", program.text]
+        # cannot change (each release warns of other casts and discarded values). -f json: an
+        # event a line, whatever bytes a string holds (json_events.py).
+        arguments = [bpftrace, "-B", "line", "-f", "json", "--no-warnings", *(["--unsafe"] if unsafe else []),
+                     "-e", program.text]
         if pid is not None and program.by_pid:
             arguments += ["-p", str(pid)]
         self.number = number
         self.announcement = program.announcement
-        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        bufsize=1, errors="backslashreplace", start_new_session=True,
-                                        preexec_fn=_die_with_parent)
+        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        start_new_session=True, preexec_fn=_die_with_parent)
         self.stopper = _Stopper(self.process)
-        self.messages = _start_thread(_copy_messages, self.process.stderr)
+        self.messages = _start_thread(_copy_messages, io.TextIOWrapper(self.process.stderr, errors="backslashreplace"))
         # When every probe was attached: a hit line starts with its nsecs, and one fired before
         # is from a partial attachment. bpftrace reads each CPU's buffer in turn, so such hits
         # can come after the READY line, and hits fired after it before.
@@ -222,10 +224,10 @@ class _Output:
 
     def _read(self, tracer: _Tracer) -> None:
         try:
-            for line in tracer.process.stdout:
+            for line in iter(tracer.process.stdout.readline, b""):
                 # Here, as soon as it comes: a string may have to be read from the traced
                 # process's memory before it changes.
-                item = self.output.read(line, tracer.number)
+                item = self.output.read(json_events.parse(line), tracer.number)
                 if self.notice_line and isinstance(item, str) and item.strip() == self.notice_line:
                     self.loaded.notice_read()    # counted at once: the process is stopped
                     item = _NOTICE

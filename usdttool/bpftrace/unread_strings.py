@@ -1,57 +1,39 @@
 """Strings that bpftrace's str() read as "" from a pointer that is not NULL, read by usdt.
 
 BPF cannot fault a page in, so str() of a string on a page the process never touched (a
-literal only the probe passes, in a library's .rodata) reads as "". usdt trace's program
-(templates/trace.bt.j2) prints such a hit as a marked line, `MARKER MODULE 0xIP 0xPOINTER...
-LINE`: MODULE is the probed file's number in the program, IP the probe's address, a POINTER
-per string argument (0 for one that read fine), LINE the hit's line. usdt reads each such
-string where its bytes cannot have changed since the hit, and prints LINE with it:
+literal only the probe passes, in a library's .rodata) reads as "". A hit's record (hits.py)
+has each string's pointer and the probe's address (IP); where a string read as "" from a
+pointer that is not NULL, usdt reads it where its bytes cannot have changed since the hit:
 - in a read-only segment of the probed file (loaded at IP minus the site's address in the
   file): from the file, which is there after the process exited too;
 - in a read-only mapping of the process: through /proc/PID/mem.
 It reads every such string through /proc/PID/mem, which maps its pages, so that later hits
 read it in BPF. A string in no readable memory of the running process, or one that runs into
-unreadable memory before its end, prints as `<unreadable:0xPOINTER>`. Any other keeps the
+unreadable memory before its end, is unreadable (hits.Unreadable). Any other keeps the
 `""` bpftrace read: in writable memory a value read now could differ from the hit's, and the
 string may be empty; so may that of a process that is gone.
 """
 
-import locale
 import os
-import re
 from typing import Dict, Optional, Sequence, Tuple
 
-from usdtgen import bpftrace_view
-from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerProbe
 
+from . import hits
 from ..files import elf, probe_notes
 
-MARKER = "usdt-trace-unread"
-
-# After MARKER and a space: MODULE 0xIP 0xPOINTER... LINE
-_MARKED_LINE = re.compile(r"(\d+) 0x([0-9a-f]+)((?: 0x[0-9a-f]+)*) (.*)", re.DOTALL)
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 # A string in memory the process cannot read, or that runs into it.
 _UNREADABLE = object()
 
 
-def _string_size() -> int:
-    """The bytes bpftrace's str() reads, its NUL included (BPFTRACE_STRLEN, bpftrace inherits
-    usdt's environment): a longer string prints cut as bpftrace would cut it."""
-    try:
-        return int(os.environ.get("BPFTRACE_STRLEN", "64"))
-    except ValueError:
-        return 64
-
-
 class UnreadStrings:
-    """Rewrites the marked lines of the program tracing `selected` (program.select())."""
+    """Reads the strings of the probes of the program tracing `selected` (program.select())."""
 
     def __init__(self, selected: Sequence[Tuple[elf.Module, Sequence[Tuple[TracerProbe, str]]]]):
         self._modules = [(module, _probes(module, probes)) for module, probes in selected]
-        self._max_length = _string_size() - 1
-        self._encoding = locale.getpreferredencoding(False)   # how supervisor.py reads bpftrace's lines
+        # One byte past what a hit carries: hits.py marks a longer string as cut.
+        self._max_length = hits.STRING_BYTES + 1
 
     def add(self, selected: Sequence[Tuple[elf.Module, Sequence[Tuple[TracerProbe, str]]]]) -> None:
         """The modules of another program of the same trace, numbered after those it knows
@@ -62,52 +44,17 @@ class UnreadStrings:
     def module_count(self) -> int:
         return len(self._modules)
 
-    def rewrite(self, line: str) -> str:
-        """`line` as it prints: a marked line becomes its hit's line, with the strings read."""
-        if not line.startswith(MARKER + " "):
-            return line
-        marked = _MARKED_LINE.fullmatch(line, len(MARKER) + 1)
-        if marked is None or int(marked[1]) >= len(self._modules):
-            return line
-        module, probes = self._modules[int(marked[1])]
-        hit_line = marked[4]
-        words = hit_line.split(" ", 4)
-        if len(words) < 4 or words[3] not in probes or not words[1].startswith("pid="):
-            return hit_line
-        probe, sites = probes[words[3]]
-        pointers = [int(pointer, 16) for pointer in marked[3].split()]
-        strings = bpftrace_view.bpftrace_string_arguments(probe)
-        if len(pointers) != len(strings):
-            return hit_line
-        unread = {argument.index: pointer for argument, pointer in zip(strings, pointers) if pointer}
-        fields = _line_pattern(probe, unread).fullmatch(hit_line)
-        if fields is None:
-            return hit_line   # a string with a newline: as bpftrace printed it
-        pid, ip = int(words[1][len("pid="):]), int(marked[2], 16)
-        pieces, end = [], 0
-        for index, pointer in unread.items():
-            start, stop = fields.span(f"argument{index}")
-            pieces += [hit_line[end:start], self._string(pid, module, sites, ip, pointer)]
-            end = stop
-        return "".join(pieces) + hit_line[end:]
-
-    def read(self, pid: int, module_number: int, probe_name: str, ip: int, pointer: int) -> Optional[str]:
-        """The text of a string argument bpftrace read as "" (for a hit's record, hits.py):
-        None where no readable memory holds it, "" where what bpftrace read stands."""
+    def read(self, pid: int, module_number: int, probe_name: str, ip: int, pointer: int) -> Optional[bytes]:
+        """The bytes of a string argument bpftrace read as "" (for a hit's record, hits.py), up
+        to one past the cut: None where no readable memory holds it, b"" where what bpftrace
+        read stands."""
         if module_number >= len(self._modules) or probe_name not in self._modules[module_number][1]:
-            return ""
+            return b""
         module, probes = self._modules[module_number]
         value = self._value(pid, module, probes[probe_name][1], ip, pointer)
         if value is _UNREADABLE:
             return None
-        return "" if value is None else value.decode(self._encoding, "backslashreplace")
-
-    def _string(self, pid: int, module: elf.Module, sites: probe_notes.Probe, ip: int, pointer: int) -> str:
-        """The string at `pointer` as the line prints it."""
-        value = self._value(pid, module, sites, ip, pointer)
-        if value is _UNREADABLE:
-            return f"<unreadable:0x{pointer:x}>"
-        return '""' if value is None else self._quoted(value)
+        return b"" if value is None else value
 
     def _value(self, pid: int, module: elf.Module, sites: probe_notes.Probe, ip: int, pointer: int):
         """The string's bytes, _UNREADABLE, or None when what bpftrace read stands."""
@@ -159,14 +106,11 @@ class UnreadStrings:
         return _UNREADABLE if text is None else text
 
     def _terminated(self, data: bytes) -> Optional[bytes]:
-        """The string `data` starts with, cut as bpftrace cuts it; None when `data` ends before
-        the string does (the rest is not readable there)."""
+        """The string `data` starts with, up to one byte past the cut; None when `data` ends
+        before the string does (the rest is not readable there)."""
         if b"\0" in data:
             return data[:data.index(b"\0")]
         return data if len(data) == self._max_length else None
-
-    def _quoted(self, text: bytes) -> str:
-        return '"' + text.decode(self._encoding, "backslashreplace") + '"'
 
 
 def _probes(module: elf.Module,
@@ -178,30 +122,16 @@ def _probes(module: elf.Module,
 
 def _mapping(pid: int, address: int) -> Optional[Tuple[int, str]]:
     """(end, permissions: `r-xp`...) of the mapping of process `pid` holding `address`, (0, "")
-    when none does; None when the process is gone or its map unreadable."""
+    when none does; None when the process is gone (or a zombie) or its map unreadable."""
     try:
         with open(f"/proc/{pid}/maps") as maps:
-            for line in maps:
-                bounds, permissions = line.split(maxsplit=2)[:2]
-                start, end = (int(bound, 16) for bound in bounds.split("-"))
-                if start <= address < end:
-                    return end, permissions
+            lines = maps.readlines()
     except OSError:
         return None
-    return 0, ""
-
-
-def _line_pattern(probe: TracerProbe, unread: Dict[int, int]) -> "re.Pattern[str]":
-    """The probe's hit line, each argument's value a group `argumentN`; the strings in `unread`
-    read as `""`, any other string, as bpftrace prints it, anything between quotes."""
-    read = probe.arguments[:bpftrace_view.BPFTRACE_ARGUMENTS_READ]
-    pattern = r"\d+ pid=\d+ tid=\d+ " + re.escape(f"{probe.provider}:{probe.name}")
-    for argument in read:
-        if argument.kind is not Kind.STRING:
-            value = r"\S*"
-        else:
-            value = '""' if argument.index in unread else '".*"'
-        pattern += f" {re.escape(argument.name)}=(?P<argument{argument.index}>{value})"
-    for argument in probe.arguments[len(read):]:
-        pattern += f" {re.escape(argument.name)}=\\?"
-    return re.compile(pattern + "\n?", re.DOTALL)
+    for line in lines:
+        bounds, permissions = line.split(maxsplit=2)[:2]
+        start, end = (int(bound, 16) for bound in bounds.split("-"))
+        if start <= address < end:
+            return end, permissions
+    # A process that has exited but is not reaped yet maps nothing.
+    return (0, "") if lines else None

@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
     SCRIPTED_TEXT(path, path + strlen(path));
     SCRIPTED_POINTERS(&request, NULL);
     SCRIPTED_EIGHT(1, -2, 3, -4, 5, -6, 7, -8);
+    SCRIPTED_STRINGS(path, path + 1, 42, path + 2, path + 3, path + 4, path + 5);
     SCRIPTED_UNNAMED(-5, strlen(path));
     SCRIPTED_DELETE();
     EXTRA_HELLO(path, -3L * argc);
