@@ -75,7 +75,8 @@ class DynamicLinkerTest(unittest.TestCase):
     def test_its_r_state_is_consistent_between_loads(self):
         linker = process.dynamic_linker(os.getpid())
         self.assertIsNotNone(linker)
-        self.assertIn("ld-linux", linker.path)
+        # ld-linux-x86-64.so.2 since glibc 2.34 (Debian 12), ld-2.31.so before it (Debian 11).
+        self.assertRegex(os.path.basename(linker.path), r"^ld-(linux|\d)")
         # No dlopen() under way: r_state is RT_CONSISTENT at the address found.
         self.assertEqual(ctypes.c_int.from_address(linker.state_address).value, linker.RT_CONSISTENT)
 
