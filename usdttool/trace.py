@@ -95,6 +95,8 @@ def run(args) -> int:
         unmapped = []
     else:
         what = f"process {args.pid}"
+        if args.pid == os.getpid():
+            raise ToolError(f"process {args.pid} is this usdt itself, which does not trace itself")
         running = process.read_process(args.pid)
         mapped = [process_module.module for process_module in running.modules]
         unmapped = _unmapped_files(files, mapped)
@@ -123,7 +125,8 @@ def run(args) -> int:
     by_pid = args.pid is not None and releases.pid_option_attaches(modules, unmapped) \
         and not release.pid_option_filters_every_probe
     predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
-    plan = program.plan(selected, predicate, measures, release, args.pid if by_pid else None)
+    own_files = program.own_files(bpftrace) if args.pid is None else frozenset()
+    plan = program.plan(selected, predicate, measures, release, args.pid if by_pid else None, own_files=own_files)
     if args.timeline is not None:
         timeline.checked_path(args.timeline)    # before anything else can fail later
     script = program.program(plan, supervisor.READY_LINE, unread_strings.MARKER)

@@ -6,6 +6,8 @@ from a tracer.
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import threading
@@ -161,6 +163,54 @@ class LiveTest(TraceTestCase):
                              f"usdt trace -p {pid} {library}\n")
         counts = [json.loads(line) for line in output.splitlines()]
         self.assertEqual([(summary["type"], summary["hits"]) for summary in counts], [("counts", {"core:hit": 3})])
+
+    def test_usdt_never_traces_its_own_processes(self):
+        # usdt runs the Python interpreter it traces, whose probes fire in every process that
+        # runs it: usdt's own are left out, the command's are all there. A copy of the interpreter
+        # runs both, so that no other Python on the machine fires them. Python 3.11 fires
+        # function__entry only while python:line is enabled.
+        python = Path(shutil.copy(os.path.realpath("/usr/bin/python3"), OPTIONS.work_dir / "python3"))
+        provider_file = OPTIONS.work_dir / "python.d"
+        provider_file.write_text("provider python {\n"
+                                 "  probe function__entry(const char *file, const char *function, int line);\n"
+                                 "  probe line(const char *file, const char *function, int line);\n};\n")
+        # The same calls in every run: -S -I and a fixed hash seed (sets iterate the same way).
+        environment = dict(os.environ, PYTHONHASHSEED="0", BPFTRACE_PERF_RB_PAGES="1024")
+
+        def trace(code, *arguments):
+            tracer = subprocess.Popen([str(python), OPTIONS.usdt, "trace", python, "-d", provider_file, *arguments,
+                                       "--", python, "-S", "-I", "-c", code], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, env=environment)
+            try:
+                output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
+            finally:
+                if tracer.poll() is None:
+                    tracer.kill()
+                    tracer.wait()
+            self.assertEqual(tracer.returncode, 0, errors)
+            return output, tracer.pid
+
+        calls = "import os\nprint(os.getpid())\ndef f(): pass\nfor i in range(5): f()\n"
+        for patterns in (("python:function__entry", "python:line"), ()):
+            with self.subTest(patterns=patterns):
+                output, usdt_pid = trace(calls, *patterns)
+                command_pid = next(int(line) for line in output.splitlines() if line.isdigit())
+                # A file's name may hold spaces: the fields that matter come first.
+                lines = [(re.match(r"\d+ pid=(\d+) tid=\d+ (\S+)", line), line) for line in output.splitlines()
+                         if not line.isdigit()]
+                self.assertNotIn(None, [match for match, _ in lines], output[-2000:])
+                self.assertEqual({int(match[1]) for match, _ in lines}, {command_pid})
+                self.assertNotEqual(usdt_pid, command_pid)
+                self.assertEqual(sum(1 for match, line in lines
+                                     if match[2] == "python:function__entry" and ' function="f" ' in line), 5)
+        # Counted in maps: the command's function entries, 5 more than the same program without
+        # its calls of f (usdt's own would add their thousands, a different number each run).
+        counts = {}
+        for code in (calls, calls.replace("for i in range(5): f()", "pass")):
+            output, _ = trace(code, "--count", "--json", "python:function__entry", "python:line")
+            counts[code] = next(json.loads(line) for line in output.splitlines()
+                                if line.startswith("{"))["hits"]["python:function__entry"]
+        self.assertEqual(counts[calls] - min(counts.values()), 5, counts)
 
     def test_pointers_nothing_can_read_crash_neither_the_program_nor_usdt(self):
         # tests/integration/programs/bad_pointers.h: NULL, (const char *)1, unmapped and
