@@ -129,6 +129,9 @@ def run(args) -> int:
     plan = program.plan(selected, predicate, measures, release, args.pid if by_pid else None, own_files=own_files)
     if args.timeline is not None:
         timeline.checked_path(args.timeline)    # before anything else can fail later
+    if getattr(args, "stdout_closed", False) and (measures.lines or args.json or plan.aggregates or measures.count):
+        raise ToolError("standard output is closed (>&-): nowhere to print the trace; "
+                        "--timeline FILE writes hits to a file")
     script = program.program(plan, supervisor.READY_LINE, unread_strings.MARKER)
     if args.script:
         sys.stdout.write(script)

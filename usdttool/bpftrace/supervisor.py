@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from . import releases
-from ..errors import ToolError, warn
+from ..errors import OutputClosed, ToolError, warn
 
 # Printed by the program's BEGIN probe, which bpftrace runs once every probe is attached, with
 # the time (nsecs) it ran.
@@ -84,6 +84,8 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
         if loaded is not None:
             _start_thread(_poll, loaded, polling_done)
         while lines.print_lines():
+            if lines.output_closed:
+                raise OutputClosed(_after_output_closed(child, pid, command_done))
             # The first bpftrace ended by itself (bpftrace -p, with the process): so do the others.
             if interrupted.is_set() or command_done.is_set() or first.ended:
                 lines.stop_when_quiet()
@@ -91,6 +93,8 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
                 more = loaded.program()
                 if more is not None:
                     lines.add(_Tracer(output.add_tracer(more.probes), bpftrace, more, pid))
+        if lines.output_closed:
+            raise OutputClosed(_after_output_closed(child, pid, command_done))
         if first.process.wait() != 0 and not (interrupted.is_set() or command_done.is_set()):
             first.messages.join(timeout=1)
             raise ToolError(f"bpftrace exited with status {first.process.returncode} (its message is above)")
@@ -119,6 +123,29 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _after_output_closed(child: Optional[subprocess.Popen], pid: Optional[int], process_done: threading.Event) -> str:
+    """What became of the traced command or process once standard output closed: a command
+    usdt started is ended with SIGTERM, as it would die with usdt's pipeline; a process traced
+    with -p goes on, untraced, as after Ctrl-C."""
+    if child is not None:
+        if child.poll() is None:
+            child.terminate()
+            child.wait()
+            return f"tracing stopped; the command (pid {child.pid}) was ended with SIGTERM"
+        return f"tracing stopped; the command (pid {child.pid}) had already {_exit_status(child.returncode)}"
+    if pid is not None:
+        if process_done.is_set():
+            return f"tracing stopped; process {pid} had already ended"
+        return f"tracing stopped; process {pid} goes on, untraced"
+    return "tracing stopped"
+
+
+def _exit_status(returncode: int) -> str:
+    if returncode < 0:
+        return f"been killed by {signal.Signals(-returncode).name}"
+    return f"exited with status {returncode}"
 
 # How often usdt looks for libraries the traced process has loaded: one's probes are traced
 # from about this long, and bpftrace's start, after its dlopen().
@@ -181,6 +208,7 @@ class _Output:
         self.lines: "queue.Queue[Tuple[_Tracer, object]]" = queue.Queue()
         self.last_line_at = time.monotonic()
         self.stop_requested_at: Optional[float] = None
+        self.output_closed = False     # standard output's reader has gone: nothing more is printed
 
     def add(self, tracer: _Tracer) -> _Tracer:
         self.tracers.append(tracer)
@@ -203,12 +231,17 @@ class _Output:
         except queue.Empty:
             return
         self.last_line_at = time.monotonic()
-        if item is _END:
-            self._ended(tracer)
-        elif tracer.attached_at is None:
-            self._before_attached(tracer, item)
-        else:
-            self.output.emit(item, tracer.attached_at, tracer.number)
+        try:
+            if item is _END:
+                self._ended(tracer)
+            elif self.output_closed:
+                pass
+            elif tracer.attached_at is None:
+                self._before_attached(tracer, item)
+            else:
+                self.output.emit(item, tracer.attached_at, tracer.number)
+        except BrokenPipeError:
+            self.output_closed = True
 
     def wait_until_attached(self, tracer: _Tracer, interrupted: threading.Event) -> bool:
         """Whether `tracer` attached; False when it ended first or `interrupted` was set."""
