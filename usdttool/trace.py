@@ -157,7 +157,8 @@ def run(args) -> int:
     watch_process = args.pid is not None and (not by_pid or release.waits_for_an_unreaped_process)
     trace_file = None
     try:
-        trace_file = timeline.Timeline(args.timeline, measures.spans, every_probe) if args.timeline is not None else None
+        trace_file = timeline.Timeline(args.timeline, _timeline_spans(measures, chosen, every_probe), every_probe) \
+            if args.timeline is not None else None
         unread = unread_strings.UnreadStrings(selected)
         output = Output(traced, unread, lines=measures.lines, json_hits=args.json and summary is None,
                         summary=summary, timeline=trace_file)
@@ -224,6 +225,19 @@ def _measures(args, chosen, probes) -> program.Measures:
     return program.Measures(lines=not (aggregating or args.json or args.timeline),
                                   records=bool(args.timeline or (args.json and not aggregating)),
                                   count=args.count, spans=made, histograms=histograms, interval=args.interval)
+
+
+def _timeline_spans(measures: program.Measures, chosen, probes) -> List[spans.Span]:
+    """The spans the timeline draws: those measured, and each pair --latency would find among
+    the `chosen` probes, asked for or not (numbered after the measures')."""
+    drawn = list(measures.spans)
+    known = {(span.start, span.done) for span in drawn}
+    number = len(measures.spans) + len(measures.histograms)
+    for start, done in spans.conventional_pairs(chosen):
+        if (start, done) not in known:
+            drawn.append(spans.make_span(number, start, done, None, probes))
+            number += 1
+    return drawn
 
 
 def _aggregates(measures: program.Measures) -> List[summaries.Aggregate]:

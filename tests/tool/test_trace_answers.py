@@ -255,8 +255,13 @@ class LiveTest(TracingTestCase):
         self.assertEqual(starts, [{"id": id, "op": "GET"} for id in (1, 2, 3, 4, 5, 5, 6)])
         self.assertEqual([hit["args"]["v"] for hit in objects if hit["probe"] == "spans:value"],
                          [value if abs(value) < 2 ** 53 else str(value) for value in VALUES])
-        # The timeline: no --latency, so no spans; a run with them checks those.
+        # The timeline: the pairs --latency finds are drawn without it (test_spans_in_the_timeline
+        # checks the slices themselves).
         trace = json.loads(timeline.read_text())
+        self.assertEqual({title: (span["slices"], span["in_flight"]) for title, span in trace["otherData"]["spans"].items()},
+                         {"spans:request (by id)": (5, 1), "spans:step (per thread)": (6, 0)})
+        self.assertEqual(sum(1 for event in trace["traceEvents"] if event["ph"] == "X"), 6)
+        self.assertEqual(sum(1 for event in trace["traceEvents"] if event["ph"] == "b"), 5)
         instants = [event for event in trace["traceEvents"] if event["ph"] == "i"]
         # The same hits; the file's in time order, JSON Lines as bpftrace read them, CPU by CPU.
         origin = trace["otherData"]["monotonic_ns_at_zero"]
