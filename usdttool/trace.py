@@ -142,16 +142,27 @@ def run(args) -> int:
         # BPF cannot fault a page in: a string literal on a page the process has not touched
         # yet reads as "". Read once through /proc, the traced files' pages are in.
         process.fault_in(running, {module.path for module, _ in selected})
-    count = sum(len(probes) for _, probes in selected)
-    sources = sorted({source for _, probes in selected for _, source in probes})
-    in_files = f", in {len(selected)} files" if len(selected) > 1 else ""
+    # What is attached: the plan leaves out the probes no answer needs (--histogram's alone).
+    planned = {(probe.target.number, probe.probe.full_name) for probe in plan.probes}
+    attached = [(module, [(probe, source) for probe, source in probes if (number, probe.full_name) in planned])
+                for number, (module, probes) in enumerate(selected)]
+    attached = [(module, probes) for module, probes in attached if probes]
+    count = sum(len(probes) for _, probes in attached)
+    sources = sorted({source for _, probes in attached for _, source in probes})
+    in_files = f", in {len(attached)} files" if len(attached) > 1 else ""
     announcement = (f"usdt: tracing {count} probe{'s' if count != 1 else ''} of {what}{in_files} "
                     f"(names and types from {', '.join(sources)}); Ctrl-C to stop")
     traced = [probe.traced for probe in plan.probes]
     summary = None
     if plan.aggregates or measures.count:
+        named_files = {process.file_identity(path) for path in files}
+        if args.pid is not None:
+            named_files.add(process.file_identity(f"/proc/{args.pid}/exe"))
+        asked = _asked_for(program.select(described, patterns, what), patterns, named, named_files)
+        listed = {probe.traced.number for probe in plan.probes
+                  if (selected[probe.target.number][0].path, probe.probe.full_name) in asked}
         summary = summaries.Summaries(_aggregates(measures), _names_by_number(traced), measures.count,
-                                      args.json, sys.stdout.write)
+                                      args.json, sys.stdout.write, listed)
     # bpftrace -p ends with the process, but 0.27 not while it is a zombie its parent has
     # not reaped yet.
     watch_process = args.pid is not None and (not by_pid or release.waits_for_an_unreaped_process)
@@ -249,6 +260,20 @@ def _aggregates(measures: program.Measures) -> List[summaries.Aggregate]:
                                  {"probe": histogram.probe, "argument": histogram.argument})
              for histogram in measures.histograms]
     return made
+
+
+def _asked_for(chosen, patterns: Sequence[str], named, named_files) -> set:
+    """(file path, provider:probe) of the `chosen` probes (what select() returns) that the user
+    asked for: with patterns, those they match and those the measures name; without, those of
+    the files named (-p: and the process's executable) and those usdt built (with `.note.usdt`
+    records) or a provider file describes, not, say, the probes of the libstdc++ a process maps."""
+    asked = set()
+    for module, probes in chosen:
+        in_named_file = process.file_identity(module.path) in named_files
+        for probe, source in probes:
+            if patterns or probe.full_name in named or in_named_file or source != "the stapsdt notes":
+                asked.add((module.path, probe.full_name))
+    return asked
 
 
 def _names_by_number(traced) -> List[str]:

@@ -170,6 +170,12 @@ class LiveTest(TracingTestCase):
         self.assertEqual([(bucket["low"], bucket["high"]) for bucket in histogram["log2_histogram"]
                           if bucket["count"]], expected)
 
+    def test_the_announcement_counts_the_probes_attached(self):
+        # A histogram needs its probe alone, and only it is attached.
+        result = self.trace("--histogram", "spans:value:v", "--json")
+        self.assertIn(f"usdt: tracing 1 probe of {PROGRAMS['spans']} (names and types from spans.d)", result.stderr)
+        self.assertEqual([summary["count"] for summary in split_output(result)[0]], [len(VALUES)])
+
     def test_keys_every_cpu_counts_at_once(self):
         # A thread per CPU fires each value at the same moment, each value a bucket no map holds
         # yet, between the probes of a short step: bpftrace 0.20 to 0.23 counted a new key once

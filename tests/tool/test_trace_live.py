@@ -239,6 +239,13 @@ class LiveTest(TraceTestCase):
         self.assertIn(f"usdt: tracing 4 probes of process {program.pid}, in 2 files "
                       f"(names and types from cxxapp.d, the stapsdt notes)", result.stderr)
         self.assert_hits(result.stdout, CXXAPP_HITS, pid=program.pid)
+        # Counted, libstdc++'s probes nobody asked for are listed only where they fired (no
+        # libstdcxx:rethrow): a summary says what was asked for.
+        program = start_waiting(PROGRAMS["cxxapp"])
+        result, status = trace_process(program, "--count")
+        self.assertEqual((result.returncode, status), (0, 0), result)
+        self.assertEqual(re.findall(r"^ +(\d+) +[\d.]+  (\S+)$", result.stdout, re.M),
+                         [("2", "cxxapp:work"), ("1", "libstdcxx:catch"), ("1", "libstdcxx:throw")])
 
     def test_a_process_in_a_path_with_unusual_characters(self):
         # By path, test_a_command_with_its_status.
