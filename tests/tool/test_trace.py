@@ -65,6 +65,13 @@ class ScriptTest(TraceTestCase):
                       '    printf("%llu pid=%d tid=%d kvserver:request__done id=%llu status=%lld latency_ns=%llu\\n",\n'
                       "           nsecs, pid, tid, arg0, arg1, arg2);\n}", result.stdout)
 
+    def test_the_gate_says_where_it_closed(self):
+        # usdt closes the gate on each CPU in turn; the line each prints comes after the hits
+        # that CPU's buffer holds, and tells usdt it may stop bpftrace without losing one.
+        result = usdt("trace", PROGRAMS["kvserver"], "--script")
+        self.assertRegex(result.stdout, r'tracepoint:syscalls:sys_enter_kill /pid == \d+/\n\{\n    @usdt_on = 0;\n'
+                                        r'    printf\("usdt-trace: closed %d\\n", cpu\);\n\}')
+
     def test_libraries_usdt_did_not_build_only_when_a_pattern_names_them(self):
         # cxxapp links libstdc++, whose sys/sdt.h probes have no .note.usdt records.
         quiet = usdt("trace", PROGRAMS["cxxapp"], "--script")

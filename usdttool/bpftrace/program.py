@@ -218,6 +218,11 @@ class ProbePlan:
         return bool((self.line or self.record) and bpftrace_view.bpftrace_string_arguments(self.probe))
 
 
+# What the program prints, on the CPU where it ran, when usdt's kill(itself, 0) closed its gate
+# (trace.bt.j2, supervisor.py).
+GATE_CLOSED_LINE = "usdt-trace: closed"
+
+
 @dataclass(frozen=True)
 class Plan:
     probes: Tuple[ProbePlan, ...]
@@ -229,6 +234,10 @@ class Plan:
     adds_count_keys_first: bool
     # BEGIN keeps bpftrace's own pid (@usdt_tracer), which a predicate leaves out (plan()).
     keeps_tracer_pid: bool = False
+
+    @property
+    def gate_closed_line(self) -> str:
+        return GATE_CLOSED_LINE
 
     @property
     def epochs(self) -> bool:

@@ -14,9 +14,10 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Set, Tuple
 
 from . import releases
+from .program import GATE_CLOSED_LINE
 from ..errors import OutputClosed, ToolError, warn
 
 # Printed by the program's BEGIN probe, which bpftrace runs once every probe is attached, with
@@ -191,6 +192,7 @@ class _Tracer:
         self.attached_at: Optional[int] = None
         self.held: List[object] = []     # what came before the READY line
         self.ended = False
+        self.gate_closed_on: Set[int] = set()    # the CPUs whose lines said the gate closed
 
 
 class _Output:
@@ -208,6 +210,7 @@ class _Output:
         self.lines: "queue.Queue[Tuple[_Tracer, object]]" = queue.Queue()
         self.last_line_at = time.monotonic()
         self.stop_requested_at: Optional[float] = None
+        self.gate_cpus: Optional[Set[int]] = None     # where usdt closed the gate, if on every CPU
         self.output_closed = False     # standard output's reader has gone: nothing more is printed
 
     def add(self, tracer: _Tracer) -> _Tracer:
@@ -232,7 +235,11 @@ class _Output:
             return
         self.last_line_at = time.monotonic()
         try:
-            if item is _END:
+            if isinstance(item, str) and item.startswith(GATE_CLOSED_LINE + " "):
+                cpu = item.split()[-1]
+                if cpu.isdigit():
+                    tracer.gate_closed_on.add(int(cpu))
+            elif item is _END:
                 self._ended(tracer)
             elif self.output_closed:
                 pass
@@ -290,16 +297,51 @@ class _Output:
 
     def stop_when_quiet(self) -> None:
         """Stops every bpftrace once they have printed what they hold: first the programs' gate
-        is closed (trace.bt.j2: no hit counts after usdt's kill(itself, 0)), then, once the
-        output has been quiet a moment, or at most MAX_STOP_DELAY later, SIGINT."""
+        is closed (trace.bt.j2: no hit counts after usdt's kill(itself, 0)), on each CPU in turn,
+        so that each CPU's buffer says when it has been read to that point; then SIGINT, once
+        every bpftrace's every CPU has said so, else (a CPU usdt may not run on, a flood that
+        lost the line) once the output has been quiet a moment, or at most MAX_STOP_DELAY later."""
         now = time.monotonic()
         if self.stop_requested_at is None:
-            os.kill(os.getpid(), 0)
+            self.gate_cpus = _close_gate_on_each_cpu()
             self.stop_requested_at = now
         quiet_since = max(self.last_line_at, self.stop_requested_at)
-        if now - quiet_since >= self.QUIET or now - self.stop_requested_at >= self.MAX_STOP_DELAY:
+        read_out = self.gate_cpus is not None and all(
+            tracer.ended or self.gate_cpus <= tracer.gate_closed_on for tracer in self.tracers)
+        if read_out or now - quiet_since >= self.QUIET or now - self.stop_requested_at >= self.MAX_STOP_DELAY:
             for tracer in self.tracers:
                 tracer.stopper.send()
+
+
+def _close_gate_on_each_cpu() -> Optional[Set[int]]:
+    """usdt's kill(itself, 0) on each online CPU, the main thread moved to each in turn: the CPUs,
+    or None when usdt may not run on all of them (a cpuset, taskset), after one call where it is."""
+    allowed = os.sched_getaffinity(0)
+    online = _online_cpus()
+    if online is None or not online <= allowed:
+        os.kill(os.getpid(), 0)
+        return None
+    try:
+        for cpu in sorted(online):
+            os.sched_setaffinity(0, {cpu})
+            os.kill(os.getpid(), 0)
+    finally:
+        os.sched_setaffinity(0, allowed)
+    return online
+
+
+def _online_cpus() -> Optional[Set[int]]:
+    """The online CPUs (/sys/devices/system/cpu/online: `0-3,5`), None when unknown."""
+    try:
+        with open("/sys/devices/system/cpu/online") as listing:
+            text = listing.read().strip()
+        cpus: Set[int] = set()
+        for part in text.split(","):
+            low, _, high = part.partition("-")
+            cpus.update(range(int(low), int(high or low) + 1))
+        return cpus
+    except (OSError, ValueError):
+        return None
 
 
 class _Stopper:
