@@ -88,16 +88,22 @@ def _standard_streams() -> List[int]:
     usdt opens, a pipe to bpftrace say, would take its number, and the command would inherit it
     as its own standard output."""
     closed = []
-    for descriptor in (0, 1, 2):
+    streams = {0: sys.stdin, 1: sys.stdout, 2: sys.stderr}
+    for descriptor, stream in streams.items():
         try:
             os.fstat(descriptor)
         except OSError:
-            closed.append(descriptor)
             os.dup2(os.open(os.devnull, os.O_RDWR), descriptor)
+        else:
+            if stream is not None:
+                continue
+            # Closed as Python started (it has no stream for it), and taken since by a file
+            # it opened: left to that file.
+        closed.append(descriptor)
     if 1 in closed:
-        sys.stdout = open(1, "w", closefd=False)
+        sys.stdout = open(os.devnull, "w")
     if 2 in closed:
-        sys.stderr = open(2, "w", closefd=False)
+        sys.stderr = open(os.devnull, "w")
     sys.stderr = _Messages(sys.stderr)
     return closed
 

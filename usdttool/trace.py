@@ -162,7 +162,7 @@ def run(args) -> int:
         listed = {probe.traced.number for probe in plan.probes
                   if (selected[probe.target.number][0].path, probe.probe.full_name) in asked}
         summary = summaries.Summaries(_aggregates(measures), _names_by_number(traced), measures.count,
-                                      args.json, sys.stdout.write, listed)
+                                      args.json, _print, listed)
     # bpftrace -p ends with the process, but 0.27 not while it is a zombie its parent has
     # not reaped yet.
     watch_process = args.pid is not None and (not by_pid or release.waits_for_an_unreaped_process)
@@ -187,6 +187,12 @@ def run(args) -> int:
         if trace_file is not None:
             trace_file.abandon()
     return status
+
+
+def _print(text: str) -> None:
+    # As it comes, into a pipe too; a closed one says so here (supervisor.py stops the trace).
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def _unmapped_files(files: Sequence[str], mapped: Sequence[elf.Module]) -> List[elf.Module]:
