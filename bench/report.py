@@ -21,7 +21,7 @@ import measure
 from figures import (CHEAP_KINDS, CHEAP_ROWS, COSTLY_KINDS, COSTLY_ROWS, HIT_ROWS, KINDS, SITES_PER_SIZE_FUNCTION,
                      SIZE_KINDS, Compiler, measure_compiler, reference_kind, row_label)
 from measure import Site
-from start_up import StartUp, shim_environment, start_up_milliseconds
+from start_up import ShortTrace, StartUp, shim_environment, short_trace_seconds, start_up_milliseconds
 from targets import missed_targets, targets
 
 
@@ -70,6 +70,30 @@ def start_up_section(start_up: Optional[Dict[str, object]]) -> List[str]:
             *table(["Condition", "usdt exec to bpftrace exec", "bpftrace attached to announcement", "usdt's own",
                     "usdt exec to announcement", "bpftrace alone, exec to attached", "usdt total / bpftrace alone"],
                    rows)]
+
+
+# The example's kvserver for about 3 s: 600 batches of 4 requests, one every 5 ms.
+SHORT_TRACE_ARGUMENTS = ("--count", "2400", "--interval-ms", "5")
+SHORT_TRACE_PROBE = "kvserver:request__start"
+
+
+def short_trace_section(short_trace: Optional[object]) -> List[str]:
+    if short_trace is None:
+        return []
+    lines = ["## usdt trace: a short trace", "",
+             f"`usdt trace kvserver {SHORT_TRACE_PROBE} -- kvserver {' '.join(SHORT_TRACE_ARGUMENTS)}` (about 3 s) "
+             "against `bpftrace -c` with the program `usdt trace --script` prints for it, run alternately in the "
+             "same runs; seconds, medians: from the start to the first hit line, from the command's last line "
+             "to the tracer's exit, and in all.", ""]
+    if not isinstance(short_trace, ShortTrace):
+        return lines + [str(short_trace), ""]
+    rows = [[what, f"{usdt:.2f}", f"{bpftrace:.2f}", f"{usdt - bpftrace:+.2f}",
+             f"×{usdt / bpftrace:.2f}" if bpftrace > 0 else "—"]
+            for what, usdt, bpftrace in (
+                ("first hit", short_trace.usdt_first_hit, short_trace.bpftrace_first_hit),
+                ("exit after the command's", short_trace.usdt_exit, short_trace.bpftrace_exit),
+                ("in all", short_trace.usdt_total, short_trace.bpftrace_total))]
+    return lines + table(["", "usdt trace", "bpftrace -c", "usdt − bpftrace", "usdt / bpftrace"], rows)
 
 
 Column = Tuple[str, Callable[[str, str], str]]  # heading, cell of (source, probe)
@@ -241,7 +265,7 @@ def trace_rate_section(rates: Optional[dict]) -> List[str]:
 def document(compilers: List[Compiler], machine: Dict[str, str], generator_seconds: float,
              compile_ms: Dict[str, Dict[str, float]], compile_pairs: List[Tuple[str, str]], command: str,
              nop5: Optional[dict] = None, trace_rates: Optional[dict] = None,
-             start_up: Optional[Dict[str, object]] = None) -> str:
+             start_up: Optional[Dict[str, object]] = None, short_trace: Optional[object] = None) -> str:
     measured_targets = targets(compilers, generator_seconds, compile_ms, compile_pairs, start_up)
     lines = ["# Performance", "",
              f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `{command}` "
@@ -272,7 +296,8 @@ def document(compilers: List[Compiler], machine: Dict[str, str], generator_secon
                      [[f"`{name}`", f"{times['alone']:.0f}", f"{times['usdt.h']:.0f}", f"{times['header']:.0f}",
                        f"{times['header'] - times['alone']:+.0f}", f"{times['macros only'] - times['alone']:+.0f}"]
                       for name, times in compile_ms.items()]),
-              *nop5_section(nop5), *trace_rate_section(trace_rates), "", *start_up_section(start_up)]
+              *nop5_section(nop5), *trace_rate_section(trace_rates), "", *start_up_section(start_up),
+              *short_trace_section(short_trace)]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -288,6 +313,15 @@ def measure_start_up(usdt: Path, example: Path) -> Dict[str, object]:
             except measure.NotMeasured as reason:
                 results[condition] = reason
     return results
+
+
+def measure_short_trace(usdt: Path, example: Path) -> object:
+    """The ShortTrace, or the NotMeasured saying why not."""
+    print("usdt trace: a short trace", file=sys.stderr)
+    try:
+        return short_trace_seconds(usdt, example, SHORT_TRACE_PROBE, SHORT_TRACE_ARGUMENTS, "requests in")
+    except measure.NotMeasured as reason:
+        return reason
 
 
 def main() -> None:
@@ -320,8 +354,10 @@ def main() -> None:
     nop5 = json.loads(arguments.nop5.read_text()) if arguments.nop5 else None
     trace_rates = json.loads(arguments.trace_rate.read_text()) if arguments.trace_rate else None
     start_up = measure_start_up(arguments.usdt, arguments.example) if arguments.usdt and arguments.example else None
+    short_trace = measure_short_trace(arguments.usdt, arguments.example) if arguments.usdt and arguments.example \
+        else None
     arguments.output.write_text(document(compilers, machine, generator_seconds, compile_ms, compile_pairs,
-                                         arguments.command, nop5, trace_rates, start_up))
+                                         arguments.command, nop5, trace_rates, start_up, short_trace))
     print(f"wrote {arguments.output}", file=sys.stderr)
 
 

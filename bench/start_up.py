@@ -1,6 +1,9 @@
 """usdt trace's own start-up, the measurement behind docs/PERFORMANCE.md's start-up section:
 `usdt trace` on a program until it announces that it traces, against bpftrace alone running
-the program `usdt trace --script` prints, timed by the kernel (a bpftrace watching the machine).
+the program `usdt trace --script` prints, timed by the kernel (a bpftrace watching the machine);
+and a short trace from start to end, `usdt trace BINARY PROBE -- COMMAND` against `bpftrace -c
+COMMAND` with the same program: when the first hit comes, how long each takes to exit once the
+command has, and in all (short_trace_seconds).
 """
 
 import os
@@ -126,3 +129,62 @@ def start_up_milliseconds(usdt: Path, binary: Path, runs: int = 7, environment: 
         measured["usdt_total"].append((announced - usdt_exec) / 1e6)
         measured["bpftrace_alone"].append((alone_printed - alone_exec) / 1e6)
     return StartUp(**{name: statistics.median(values) for name, values in measured.items()}, runs=runs)
+
+
+@dataclass
+class ShortTrace:
+    """Median seconds of a short trace, usdt's and bpftrace -c's, side by side from the same
+    runs: from the start to the first hit line, from the command's last line to the tracer's
+    exit, and in all."""
+    usdt_first_hit: float
+    bpftrace_first_hit: float
+    usdt_exit: float
+    bpftrace_exit: float
+    usdt_total: float
+    bpftrace_total: float
+    runs: int
+
+
+def _timed_run(command: Sequence[str], last_line: str, hit: str) -> tuple:
+    """(first hit line, the command's last line, the tracer's exit), seconds from its start."""
+    started = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, encoding="utf-8",
+                               errors="replace")
+    first_hit = command_done = None
+    for line in process.stdout:
+        now = time.monotonic() - started
+        if first_hit is None and hit in line:
+            first_hit = now
+        if last_line in line:
+            command_done = now
+    process.wait()
+    ended = time.monotonic() - started
+    if first_hit is None or command_done is None:
+        raise NotMeasured(f"not measured: {command[0]} printed no hit or not the command's last line")
+    return first_hit, command_done, ended
+
+
+def short_trace_seconds(usdt: Path, binary: Path, probe: str, arguments: Sequence[str], last_line: str,
+                        runs: int = 5) -> ShortTrace:
+    """`usdt trace BINARY PROBE -- BINARY ARGUMENTS...` against `bpftrace -c` with the program
+    `usdt trace --script` prints for it, alternately, `runs` times each. `last_line`: what the
+    command prints last, as it exits."""
+    if os.geteuid() != 0:
+        raise NotMeasured("not measured: attaching bpftrace needs root (run bench/run.sh as root)")
+    bpftrace = shutil.which("bpftrace")
+    if bpftrace is None:
+        raise NotMeasured("not measured: bpftrace is not installed")
+    program = subprocess.run([str(usdt), "trace", str(binary), probe, "--script"], check=True,
+                             stdout=subprocess.PIPE, encoding="utf-8").stdout
+    command = [str(binary), *arguments]
+    hit = f" {probe} "
+    measured: Dict[str, List[float]] = {name: [] for name in ShortTrace.__dataclass_fields__ if name != "runs"}
+    for _ in range(runs):
+        for tracer, run in (("usdt", [str(usdt), "trace", str(binary), probe, "--", *command]),
+                            ("bpftrace", [bpftrace, "-B", "line", "--no-warnings", "-e", program,
+                                          "-c", " ".join(command)])):
+            first_hit, command_done, ended = _timed_run(run, last_line, hit)
+            measured[f"{tracer}_first_hit"].append(first_hit)
+            measured[f"{tracer}_exit"].append(ended - command_done)
+            measured[f"{tracer}_total"].append(ended)
+    return ShortTrace(**{name: statistics.median(values) for name, values in measured.items()}, runs=runs)

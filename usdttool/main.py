@@ -7,13 +7,14 @@ KeyboardInterrupt exits 130 quietly; `usdt trace` handles Ctrl-C itself (trace.p
 
 import argparse
 import os
+import signal
 import sys
 from typing import List, Optional
 
 from . import listing, trace
 from usdtgen import VERSION, errors
 
-from .errors import ToolError
+from .errors import OutputClosed, ToolError
 
 PROGRAM = "usdt"
 # Imported only where they are needed: Jinja2 renders `usdt trace`'s program
@@ -59,8 +60,57 @@ def _parse_intermixed(parser: argparse.ArgumentParser, argv: List[str]) -> argpa
         raise
 
 
+class _Messages:
+    """Standard error, where a message that cannot be written (a closed pipe: `2>&1 | head`) is
+    dropped: usdt goes on with what it does, and none of its threads dies of it."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except (BrokenPipeError, ValueError):
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def _standard_streams() -> List[int]:
+    """The standard descriptors that were closed (`>&-`), each now /dev/null: else the next file
+    usdt opens, a pipe to bpftrace say, would take its number, and the command would inherit it
+    as its own standard output."""
+    closed = []
+    streams = {0: sys.stdin, 1: sys.stdout, 2: sys.stderr}
+    for descriptor, stream in streams.items():
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            os.dup2(os.open(os.devnull, os.O_RDWR), descriptor)
+        else:
+            if stream is not None:
+                continue
+            # Closed as Python started (it has no stream for it), and taken since by a file
+            # it opened: left to that file.
+        closed.append(descriptor)
+    if 1 in closed:
+        sys.stdout = open(os.devnull, "w")
+    if 2 in closed:
+        sys.stderr = open(os.devnull, "w")
+    sys.stderr = _Messages(sys.stderr)
+    return closed
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    closed = _standard_streams()
     # `usdt trace ... -- COMMAND ARGS...`: what follows `--` is the command's, not usdt's.
     traced_command: List[str] = []
     if "--" in argv:
@@ -75,6 +125,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     else:
         args = parser.parse_args(argv)
     args.traced_command = traced_command
+    args.stdout_closed = 1 in closed
     if traced_command and args.command != "trace":
         sys.stderr.write(f"{PROGRAM}: error: only `usdt trace` runs a command given after `--`\n")
         return 2
@@ -91,6 +142,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except OutputClosed as closed:
+        # As a filter whose reader left: stopped, with the status SIGPIPE gives (128 + 13).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.stderr.write(f"{PROGRAM}: standard output closed: {closed}\n")
+        return 128 + signal.SIGPIPE
     except BrokenPipeError:
         # `usdt list ... | head`: the reader left; the rest is nobody's business. Python would
         # report the failed flush at exit, so stdout goes to /dev/null first.

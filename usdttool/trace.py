@@ -110,6 +110,8 @@ def run(args) -> int:
         unmapped, in_its_own_root = [], False
     else:
         what = f"process {args.pid}"
+        if args.pid == os.getpid():
+            raise ToolError(f"process {args.pid} is this usdt itself, which does not trace itself")
         running = process.read_process(args.pid)
         mapped = [process_module.module for process_module in running.modules]
         unmapped = _unmapped_files(files, mapped)
@@ -154,10 +156,14 @@ def run(args) -> int:
     if waiting and notice is None:
         raise ToolError(f"nothing to trace in {what}: {waiting}, and usdt cannot hear it load libraries (no "
                         f"dynamic linker found): name the file to trace, usdt trace -p {args.pid} ./libfoo.so")
+    own_files = program.own_files(bpftrace) if args.pid is None else frozenset()
     plan = program.plan(selected, predicate, measures, release, args.pid if by_pid else None,
-                        load_notice=notice)
+                        load_notice=notice, own_files=own_files)
     if args.timeline is not None:
         timeline.checked_path(args.timeline)    # before anything else can fail later
+    if getattr(args, "stdout_closed", False) and (measures.lines or args.json or plan.aggregates or measures.count):
+        raise ToolError("standard output is closed (>&-): nowhere to print the trace; "
+                        "--timeline FILE writes hits to a file")
     script = program.program(plan, supervisor.READY_LINE)
     if args.script:
         sys.stdout.write(script)
@@ -168,9 +174,14 @@ def run(args) -> int:
         # BPF cannot fault a page in: a string literal on a page the process has not touched
         # yet reads as "". Read once through /proc, the traced files' pages are in.
         process.fault_in(running, {module.path for module, _ in selected})
-    count = sum(len(probes) for _, probes in selected)
-    sources = sorted({source for _, probes in selected for _, source in probes})
-    in_files = f", in {len(selected)} files" if len(selected) > 1 else ""
+    # What is attached: the plan leaves out the probes no answer needs (--histogram's alone).
+    planned = {(probe.target.number, probe.probe.full_name) for probe in plan.probes}
+    attached = [(module, [(probe, source) for probe, source in probes if (number, probe.full_name) in planned])
+                for number, (module, probes) in enumerate(selected)]
+    attached = [(module, probes) for module, probes in attached if probes]
+    count = sum(len(probes) for _, probes in attached)
+    sources = sorted({source for _, probes in attached for _, source in probes})
+    in_files = f", in {len(attached)} files" if len(attached) > 1 else ""
     announcement = (f"usdt: tracing {count} probe{'s' if count != 1 else ''} of {what}{in_files} "
                     f"(names and types from {', '.join(sources)}); Ctrl-C to stop")
     if waiting:
@@ -179,14 +190,21 @@ def run(args) -> int:
     traced = [probe.traced for probe in plan.probes]
     summary = None
     if plan.aggregates or measures.count:
+        named_files = {process.file_identity(path) for path in files}
+        if args.pid is not None:
+            named_files.add(process.file_identity(f"/proc/{args.pid}/exe"))
+        asked = _asked_for(program.select(described, patterns, what), patterns, named, named_files)
+        listed = {probe.traced.number for probe in plan.probes
+                  if (selected[probe.target.number][0].path, probe.probe.full_name) in asked}
         summary = summaries.Summaries(_aggregates(measures), _names_by_number(traced), measures.count,
-                                      args.json, sys.stdout.write)
+                                      args.json, _print, listed)
     # bpftrace -p ends with the process, but 0.27 not while it is a zombie its parent has
     # not reaped yet.
     watch_process = args.pid is not None and (not by_pid or release.waits_for_an_unreaped_process)
     trace_file = None
     try:
-        trace_file = timeline.Timeline(args.timeline, measures.spans, every_probe) if args.timeline is not None else None
+        trace_file = timeline.Timeline(args.timeline, _timeline_spans(measures, chosen, every_probe), every_probe) \
+            if args.timeline is not None else None
         unread = unread_strings.UnreadStrings(selected)
         output = Output(traced, unread, lines=measures.lines, json_hits=args.json and summary is None,
                         summary=summary, timeline=trace_file)
@@ -204,6 +222,12 @@ def run(args) -> int:
         if trace_file is not None:
             trace_file.abandon()
     return status
+
+
+def _print(text: str) -> None:
+    # As it comes, into a pipe too; a closed one says so here (supervisor.py stops the trace).
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def _unmapped_files(files: Sequence[str], mapped: Sequence[elf.Module]) -> List[elf.Module]:
@@ -255,6 +279,19 @@ def _measures(args, chosen, probes) -> program.Measures:
                                   count=args.count, spans=made, histograms=histograms, interval=args.interval)
 
 
+def _timeline_spans(measures: program.Measures, chosen, probes) -> List[spans.Span]:
+    """The spans the timeline draws: those measured, and each pair --latency would find among
+    the `chosen` probes, asked for or not (numbered after the measures')."""
+    drawn = list(measures.spans)
+    known = {(span.start, span.done) for span in drawn}
+    number = len(measures.spans) + len(measures.histograms)
+    for start, done in spans.conventional_pairs(chosen):
+        if (start, done) not in known:
+            drawn.append(spans.make_span(number, start, done, None, probes))
+            number += 1
+    return drawn
+
+
 def _aggregates(measures: program.Measures) -> List[summaries.Aggregate]:
     made = [summaries.Aggregate(span.number, span.title, "latency", span.number,
                                 {"span": span.name, "start": span.start, "done": span.done,
@@ -264,6 +301,20 @@ def _aggregates(measures: program.Measures) -> List[summaries.Aggregate]:
                                  {"probe": histogram.probe, "argument": histogram.argument})
              for histogram in measures.histograms]
     return made
+
+
+def _asked_for(chosen, patterns: Sequence[str], named, named_files) -> set:
+    """(file path, provider:probe) of the `chosen` probes (what select() returns) that the user
+    asked for: with patterns, those they match and those the measures name; without, those of
+    the files named (-p: and the process's executable) and those usdt built (with `.note.usdt`
+    records) or a provider file describes, not, say, the probes of the libstdc++ a process maps."""
+    asked = set()
+    for module, probes in chosen:
+        in_named_file = process.file_identity(module.path) in named_files
+        for probe, source in probes:
+            if patterns or probe.full_name in named or in_named_file or source != "the stapsdt notes":
+                asked.add((module.path, probe.full_name))
+    return asked
 
 
 def _names_by_number(traced) -> List[str]:

@@ -26,6 +26,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import launcher
 import usdt_testing
 from test_trace_live import LiveTest
 from test_trace_output import EarlyHitsTest, FastElfReadingTest, SeveralTracersTest, UnreadStringsTest
@@ -78,6 +79,13 @@ class ScriptTest(TraceTestCase):
         self.assert_error(usdt("trace", "no-such-program-here", "--script", environment=environment),
                           "no-such-program-here: no such file here, and no program of that name on PATH")
 
+    def test_the_gate_says_where_it_closed(self):
+        # usdt closes the gate on each CPU in turn; the line each prints comes after the hits
+        # that CPU's buffer holds, and tells usdt it may stop bpftrace without losing one.
+        result = usdt("trace", PROGRAMS["kvserver"], "--script")
+        self.assertRegex(result.stdout, r'tracepoint:syscalls:sys_enter_kill /pid == \d+/\n\{\n    @usdt_on = 0;\n'
+                                        r'    printf\("usdt-trace: closed %d\\n", cpu\);\n\}')
+
     def test_libraries_usdt_did_not_build_only_when_a_pattern_names_them(self):
         # cxxapp links libstdc++, whose sys/sdt.h probes have no .note.usdt records.
         quiet = usdt("trace", PROGRAMS["cxxapp"], "--script")
@@ -87,7 +95,10 @@ class ScriptTest(TraceTestCase):
         named = usdt("trace", PROGRAMS["cxxapp"], "cxxapp:*", "libstdcxx:throw", "--script")
         self.assertEqual((named.returncode, named.stderr), (0, ""))
         self.assertIn(":cxxapp:work /@usdt_on/\n", named.stdout)
-        self.assertRegex(named.stdout, r'usdt:"[^"]*libstdc\+\+[^"]*":libstdcxx:throw /@usdt_on/\n')
+        # bpftrace (C++) maps libstdc++ too: its own hits are left out (LiveTest's
+        # test_usdt_never_traces_its_own_processes).
+        self.assertRegex(named.stdout, r'usdt:"[^"]*libstdc\+\+[^"]*":libstdcxx:throw '
+                                       r'/(pid != \d+ && pid != @usdt_tracer && )?@usdt_on/\n')
 
     def test_a_process_with_patterns(self):
         # With -p, every operand is a pattern; the process's shared library is traced too.
@@ -267,6 +278,13 @@ class ErrorTest(TraceTestCase):
         self.assert_error(result, f"no probe of {PROGRAMS['kvserver']} matches libtool_kvstore.so; its probes: "
                                   f"{KVSERVER_PROBES} (to trace the file libtool_kvstore.so too, write "
                                   "./libtool_kvstore.so)")
+
+    def test_usdt_does_not_trace_itself(self):
+        # `exec` keeps the shell's pid, $$, through the launcher's own exec: usdt's pid.
+        command = [*launcher.direct(OPTIONS.usdt), "trace", "-p"]
+        result = subprocess.run(["/bin/sh", "-c", 'exec "$@" $$', "sh", *command], capture_output=True, text=True,
+                                timeout=TRACE_TIMEOUT)
+        self.assert_error(result, "is this usdt itself, which does not trace itself")
 
     def test_with_pid_a_file_without_a_slash_is_a_pattern(self):
         # The hint is taken: `./FILE` is the file, loaded by the process or not.

@@ -170,6 +170,12 @@ class LiveTest(TracingTestCase):
         self.assertEqual([(bucket["low"], bucket["high"]) for bucket in histogram["log2_histogram"]
                           if bucket["count"]], expected)
 
+    def test_the_announcement_counts_the_probes_attached(self):
+        # A histogram needs its probe alone, and only it is attached.
+        result = self.trace("--histogram", "spans:value:v", "--json")
+        self.assertIn(f"usdt: tracing 1 probe of {PROGRAMS['spans']} (names and types from spans.d)", result.stderr)
+        self.assertEqual([summary["count"] for summary in split_output(result)[0]], [len(VALUES)])
+
     def test_keys_every_cpu_counts_at_once(self):
         # A thread per CPU fires each value at the same moment, each value a bucket no map holds
         # yet, between the probes of a short step: bpftrace 0.20 to 0.23 counted a new key once
@@ -255,8 +261,13 @@ class LiveTest(TracingTestCase):
         self.assertEqual(starts, [{"id": id, "op": "GET"} for id in (1, 2, 3, 4, 5, 5, 6)])
         self.assertEqual([hit["args"]["v"] for hit in objects if hit["probe"] == "spans:value"],
                          [value if abs(value) < 2 ** 53 else str(value) for value in VALUES])
-        # The timeline: no --latency, so no spans; a run with them checks those.
+        # The timeline: the pairs --latency finds are drawn without it (test_spans_in_the_timeline
+        # checks the slices themselves).
         trace = json.loads(timeline.read_text())
+        self.assertEqual({title: (span["slices"], span["in_flight"]) for title, span in trace["otherData"]["spans"].items()},
+                         {"spans:request (by id)": (5, 1), "spans:step (per thread)": (6, 0)})
+        self.assertEqual(sum(1 for event in trace["traceEvents"] if event["ph"] == "X"), 6)
+        self.assertEqual(sum(1 for event in trace["traceEvents"] if event["ph"] == "b"), 5)
         instants = [event for event in trace["traceEvents"] if event["ph"] == "i"]
         # The same hits; the file's in time order, JSON Lines as bpftrace read them, CPU by CPU.
         origin = trace["otherData"]["monotonic_ns_at_zero"]
@@ -326,6 +337,86 @@ class LiveTest(TracingTestCase):
                     self.assertGreater(len(starts), 100)
                     self.assertEqual(starts, list(range(starts[0], starts[0] + len(starts))))
                     self.assertEqual(dones, list(range(dones[0], dones[0] + len(dones))))
+
+    def test_a_closed_output_stops_the_trace_as_a_filter(self):
+        # Its reader gone (`usdt trace ... | head -2`): usdt stops, says on stderr what became of
+        # the command or process, and exits 141, as SIGPIPE would have ended it.
+        def closed_after_a_line(*arguments, wait_for=None):
+            tracer = subprocess.Popen([*launcher.direct(OPTIONS.usdt), "trace", *arguments], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True)
+            try:
+                self.assertNotEqual(tracer.stdout.readline(), "")
+                if wait_for is not None:
+                    wait_for()
+                tracer.stdout.close()
+                errors = tracer.stderr.read()
+                tracer.wait(timeout=TRACE_TIMEOUT)
+            finally:
+                if tracer.poll() is None:
+                    tracer.kill()
+                    tracer.wait()
+            self.assertEqual(tracer.returncode, 141, errors)
+            self.assertNotIn("Traceback", errors)
+            return errors.splitlines()[-1]
+
+        self.assertRegex(closed_after_a_line(PROGRAMS["spans"], "--", PROGRAMS["spans"], "--serve"),
+                         r"^usdt: standard output closed: tracing stopped; the command \(pid \d+\) was ended "
+                         r"with SIGTERM$")
+        # A command that has exited, its last hits still being printed (more than a pipe holds).
+        marker = Path(OPTIONS.work_dir) / "flooded"
+        command = f'"$0" --flood 100000 > /dev/null; echo $$ > {marker}.new; mv {marker}.new {marker}; exit 7'
+
+        def flooded():
+            # Until the command has exited and usdt has reaped it.
+            deadline = time.monotonic() + TRACE_TIMEOUT
+            while not marker.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            while Path(f"/proc/{marker.read_text().strip()}").exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        for mode in ((), ("--json",)):
+            with self.subTest(mode=mode):
+                marker.unlink(missing_ok=True)
+                self.assertRegex(closed_after_a_line(PROGRAMS["spans"], *mode, "--", "/bin/sh", "-c", command,
+                                                     PROGRAMS["spans"], wait_for=flooded),
+                                 r"^usdt: standard output closed: tracing stopped; the command \(pid \d+\) had "
+                                 r"already exited with status 7$")
+        server = subprocess.Popen([PROGRAMS["spans"], "--serve"], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(server.wait)
+        self.addCleanup(server.kill)
+        self.assertEqual(server.stdout.readline(), "ready\n")
+        self.assertEqual(closed_after_a_line("-p", str(server.pid), "--json"),
+                         f"usdt: standard output closed: tracing stopped; process {server.pid} goes on, untraced")
+        self.assertIsNone(server.poll())
+        # The summaries, printed at the end into a pipe closed by then.
+        tracer = subprocess.Popen([*launcher.direct(OPTIONS.usdt), "trace", PROGRAMS["spans"], "--count", "--json",
+                                   "--", PROGRAMS["spans"]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        tracer.stdout.close()
+        errors = tracer.communicate(timeout=TRACE_TIMEOUT)[1]
+        self.assertEqual((tracer.returncode, errors.splitlines()[-1]),
+                         (141, "usdt: standard output closed: tracing stopped; the command (pid "
+                               f"{errors.split('(pid ')[-1].split(')')[0]}) had already exited with status 0"))
+
+    def test_closed_standard_streams(self):
+        # Standard error's reader gone: usdt's messages are lost, the trace is not.
+        tracer = subprocess.Popen([*launcher.direct(OPTIONS.usdt), "trace", PROGRAMS["spans"], "--",
+                                   PROGRAMS["spans"]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        tracer.stderr.close()
+        output = tracer.communicate(timeout=TRACE_TIMEOUT)[0]
+        self.assertEqual(tracer.returncode, 0)
+        self.assertEqual(len(re.findall(r"^\d+ pid=\d+ tid=\d+ spans:", output, re.M)), sum(COUNTS.values()))
+        # Standard output closed (>&-): the timeline needs none; the hits' lines do.
+        timeline = Path(OPTIONS.work_dir) / "closed-stdout.json"
+        closed = {"stdout": subprocess.DEVNULL}
+        for arguments, status in ((["--timeline", timeline], 0), ([], 1)):
+            with self.subTest(arguments=arguments):
+                result = subprocess.run(["/bin/sh", "-c", 'exec "$@" >&-', "sh", *launcher.direct(OPTIONS.usdt),
+                                         "trace", PROGRAMS["spans"], *arguments, "--", PROGRAMS["spans"]],
+                                        stderr=subprocess.PIPE, text=True, timeout=TRACE_TIMEOUT, **closed)
+                self.assertEqual(result.returncode, status, result.stderr)
+                self.assertNotIn("Traceback", result.stderr)
+        self.assertEqual(trace_events.check_trace_file(timeline), [])
+        self.assertEqual(len([event for event in json.loads(timeline.read_text())["traceEvents"]
+                              if event["ph"] == "i"]), sum(COUNTS.values()))
 
     def check_intervals(self, objects):
         latencies = [summary for summary in objects

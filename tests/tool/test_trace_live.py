@@ -8,6 +8,7 @@ import json
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
 import threading
@@ -205,6 +206,63 @@ class LiveTest(TraceTestCase):
         counts = [json.loads(line) for line in output.splitlines()]
         self.assertEqual([(summary["type"], summary["hits"]) for summary in counts], [("counts", {"core:hit": 3})])
 
+    def test_usdt_never_traces_its_own_processes(self):
+        # usdt runs the Python interpreter it traces, whose probes fire in every process that
+        # runs it: usdt's own are left out, the command's are all there. A copy of the interpreter
+        # runs both, so that no other Python on the machine fires them. Python 3.11 (Debian 12)
+        # has function__entry, which it fires only while python:line is enabled; 3.12 and later
+        # (Debian 13, unstable) have neither: there, an import and the collector's runs, which
+        # usdt's own allocations set off too.
+        python = Path(shutil.copy(os.path.realpath("/usr/bin/python3"), OPTIONS.work_dir / "python3"))
+        provider_file = OPTIONS.work_dir / "python.d"
+        if "python:line(" in usdt("list", python).stdout:
+            probes, counted, marked, extra, expected = ("python:function__entry", "python:line"), \
+                "python:function__entry", ' function="f" ', "def f(): pass\nfor i in range(5): f()\n", 5
+            provider_file.write_text("provider python {\n"
+                                     "  probe function__entry(const char *file, const char *function, int line);\n"
+                                     "  probe line(const char *file, const char *function, int line);\n};\n")
+        else:
+            probes, counted, marked, extra, expected = ("python:import__find__load__start", "python:gc__start"), \
+                "python:import__find__load__start", ' module="colorsys" ', "import colorsys\n", 1
+            provider_file.write_text("provider python { probe import__find__load__start(const char *module); };\n")
+        # The same calls in every run: -S -I and a fixed hash seed (sets iterate the same way).
+        environment = dict(os.environ, PYTHONHASHSEED="0", BPFTRACE_PERF_RB_PAGES="1024")
+
+        def trace(code, *arguments):
+            tracer = subprocess.Popen([str(python), OPTIONS.usdt, "trace", python, "-d", provider_file, *arguments,
+                                       "--", python, "-S", "-I", "-c", code], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, env=environment)
+            try:
+                output, errors = tracer.communicate(timeout=TRACE_TIMEOUT)
+            finally:
+                if tracer.poll() is None:
+                    tracer.kill()
+                    tracer.wait()
+            self.assertEqual(tracer.returncode, 0, errors)
+            return output, tracer.pid
+
+        calls = "import os\nprint(os.getpid())\n" + extra
+        for patterns in (probes, ()):
+            with self.subTest(patterns=patterns):
+                output, usdt_pid = trace(calls, *patterns)
+                command_pid = next(int(line) for line in output.splitlines() if line.isdigit())
+                # A file's name may hold spaces: the fields that matter come first.
+                lines = [(re.match(r"\d+ pid=(\d+) tid=\d+ (\S+)", line), line) for line in output.splitlines()
+                         if not line.isdigit()]
+                self.assertNotIn(None, [match for match, _ in lines], output[-2000:])
+                self.assertEqual({int(match[1]) for match, _ in lines}, {command_pid})
+                self.assertNotEqual(usdt_pid, command_pid)
+                self.assertEqual(sum(1 for match, line in lines if match[2] == counted and marked in line + " "),
+                                 expected)
+        # Counted in maps: the command's own, `expected` more than the same program without its
+        # calls (usdt's own would add a different number each run).
+        counts = {}
+        for code in (calls, calls.replace(extra, "pass\n")):
+            output, _ = trace(code, "--count", "--json", *probes)
+            counts[code] = next(json.loads(line) for line in output.splitlines()
+                                if line.startswith("{"))["hits"][counted]
+        self.assertEqual(counts[calls] - min(counts.values()), expected, counts)
+
     def test_pointers_nothing_can_read_crash_neither_the_program_nor_usdt(self):
         # tests/integration/programs/bad_pointers.h: NULL, (const char *)1, unmapped and
         # PROT_NONE memory, an unterminated string running into it, then "good"; to bad:text
@@ -232,6 +290,13 @@ class LiveTest(TraceTestCase):
         self.assertIn(f"usdt: tracing 4 probes of process {program.pid}, in 2 files "
                       f"(names and types from cxxapp.d, the stapsdt notes)", result.stderr)
         self.assert_hits(result.stdout, CXXAPP_HITS, pid=program.pid)
+        # Counted, libstdc++'s probes nobody asked for are listed only where they fired (no
+        # libstdcxx:rethrow): a summary says what was asked for.
+        program = start_waiting(PROGRAMS["cxxapp"])
+        result, status = trace_process(program, "--count")
+        self.assertEqual((result.returncode, status), (0, 0), result)
+        self.assertEqual(re.findall(r"^ +(\d+) +[\d.]+  (\S+)$", result.stdout, re.M),
+                         [("2", "cxxapp:work"), ("1", "libstdcxx:catch"), ("1", "libstdcxx:throw")])
 
     def test_a_process_in_a_path_with_unusual_characters(self):
         # By path, test_a_command_with_its_status.

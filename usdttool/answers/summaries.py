@@ -10,7 +10,7 @@ are kept per interval (the map's key holds the interval's number, `epoch`).
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Dict, List, Optional, Sequence, Tuple
 
 from . import distribution
 from .distribution import Distribution
@@ -92,9 +92,12 @@ class Summaries:
     """Prints the summaries from the snapshots: per interval when asked, and for the whole trace."""
 
     def __init__(self, aggregates: Sequence[Aggregate], probe_names: Sequence[str], count_hits: bool,
-                 as_json: bool, write):
+                 as_json: bool, write, listed: Optional[AbstractSet[int]] = None):
         self.aggregates = aggregates
         self.probe_names = probe_names         # by probe number
+        # The probes --count lists without hits (those asked for; None: all): the others, a
+        # library's that nobody asked for, only when they fired.
+        self.listed = set(range(len(probe_names))) if listed is None else listed
         self.count_hits = count_hits
         self.as_json = as_json
         self.write = write
@@ -171,10 +174,10 @@ class Summaries:
             self.write("\n".join([heading, *blocks]) + "\n\n")
 
     def _counts(self, counts: Dict[int, int], seconds: float, what: str, since: float, until: float):
-        by_name: Dict[str, int] = {name: 0 for name in self.probe_names}    # those without hits too
+        by_name: Dict[str, int] = {self.probe_names[number]: 0 for number in sorted(self.listed)}
         for number, count in counts.items():
             name = self.probe_names[number]
-            by_name[name] += count
+            by_name[name] = by_name.get(name, 0) + count
         ordered = sorted(by_name.items(), key=lambda item: (-item[1], item[0]))
         if self.as_json:
             return {"type": "counts", "period": what, "from_s": round(since, 6), "to_s": round(until, 6),

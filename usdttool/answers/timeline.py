@@ -1,8 +1,8 @@
 """`usdt trace --timeline FILE`: the hits as a Chrome JSON trace-event file, which
 ui.perfetto.dev (and chrome://tracing, speedscope) opens.
 
-Each hit is an instant event on its thread, with its arguments by name; each span (spans.py)
-a slice: a complete event ("X") on its thread where it is matched per thread, else an async
+Each hit is an instant event on its thread, with its arguments by name; each span (spans.py:
+the pairs --latency finds, asked for or not, and --span's) a slice: a complete event ("X") on its thread where it is matched per thread, else an async
 pair ("b"/"e", id "PID:KEY"), which may overlap others and end on another thread. Processes
 and threads get their names. Times are microseconds since usdt attached (the file's
 otherData gives that moment's CLOCK_MONOTONIC), which keeps nanoseconds exact in a double.

@@ -8,7 +8,7 @@ import fnmatch
 import os
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
 from usdtgen import notes
 from usdtgen.errors import GeneratorError
@@ -19,7 +19,7 @@ from .releases import Release
 from ..answers import spans as spans_module
 from ..answers import summaries
 from ..errors import ToolError, warn
-from ..files import elf, probe_notes
+from ..files import elf, libraries, probe_notes, process
 
 if TYPE_CHECKING:
     from usdtgen import model
@@ -32,10 +32,12 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 class AttachTarget:
     """What trace.bt.j2 prints for a file: its path as an attach point takes it, the
     predicate each of its probes gets ("" for none), and its place in the program (which its
-    hits name: usdttool/bpftrace/unread_strings.py)."""
+    hits name: usdttool/bpftrace/unread_strings.py). `leaves_out`: the predicate's part that
+    keeps usdt's own processes out (plan())."""
     path: str
     predicate: str
     number: int
+    leaves_out: str = ""
 
 
 # A probe to trace and where its names and types came from.
@@ -206,9 +208,10 @@ class ProbePlan:
 
     @property
     def predicate(self) -> str:
-        """Its file's predicate, and the gate: hits count from BEGIN (every probe attached) until
-        usdt starts to stop bpftrace (the program's `kill` tracepoint)."""
-        return " && ".join(part for part in (self.target.predicate, "@usdt_on") if part)
+        """Its file's predicate, usdt's own processes left out, and the gate: hits count from
+        BEGIN (every probe attached) until usdt starts to stop bpftrace (the program's `kill`
+        tracepoint)."""
+        return " && ".join(part for part in (self.target.predicate, self.target.leaves_out, "@usdt_on") if part)
 
 
 @dataclass(frozen=True)
@@ -224,6 +227,11 @@ class LoadNotice:
     stops: bool
 
 
+# What the program prints, on the CPU where it ran, when usdt's kill(itself, 0) closed its gate
+# (trace.bt.j2, supervisor.py).
+GATE_CLOSED_LINE = "usdt-trace: closed"
+
+
 @dataclass(frozen=True)
 class Plan:
     probes: Tuple[ProbePlan, ...]
@@ -234,6 +242,12 @@ class Plan:
     # count of a key new to the map (releases.Release.loses_a_count_of_a_new_key).
     adds_count_keys_first: bool
     load_notice: Optional[LoadNotice] = None
+    # BEGIN keeps bpftrace's own pid (@usdt_tracer), which a predicate leaves out (plan()).
+    keeps_tracer_pid: bool = False
+
+    @property
+    def gate_closed_line(self) -> str:
+        return GATE_CLOSED_LINE
 
     @property
     def epochs(self) -> bool:
@@ -271,16 +285,30 @@ class Measures:
 
 
 def plan(selected, predicate: str, measures: Measures, release: Release, pid: Optional[int] = None,
-         first_module: int = 0, first_probe: int = 0, load_notice: Optional[LoadNotice] = None) -> Plan:
+         first_module: int = 0, first_probe: int = 0, load_notice: Optional[LoadNotice] = None,
+         own_files: AbstractSet[object] = frozenset()) -> Plan:
     """The program's plan for `selected` (what select() returns): each probe numbered in order,
     its file's path as bpftrace `release` takes it (with -p `pid`, when given). Modules are
     numbered from `first_module`, probes from `first_probe`: the programs of one trace (a later
     one for the libraries a process loads while traced) share one numbering. `load_notice`: the
-    probe that hears the process load libraries, if any."""
+    probe that hears the process load libraries, if any.
+
+    usdt's own processes are never traced: a file among `own_files` (own_files() gives them),
+    which usdt or bpftrace map, fires in them too (/usr/bin/python3 runs usdt; glibc's and
+    libstdc++'s probes fire in both), and each line usdt printed of such a hit would make more.
+    Unless the trace keeps to one process already (`predicate`, -p `pid`), the probes of such
+    a file leave out usdt's pid and bpftrace's, which BEGIN keeps."""
     probe_plans = []
     number = first_probe
+    stopper = os.getpid()
+    keeps_tracer_pid = False
     for module_number, (module, probes) in enumerate(selected, first_module):
-        target = AttachTarget(release.attach_point_path(attach_path(module), pid), predicate, module_number)
+        leaves_out = ""
+        if not predicate and pid is None and process.file_identity(module.path) in own_files:
+            leaves_out = f"pid != {stopper} && pid != @usdt_tracer"
+            keeps_tracer_pid = True
+        target = AttachTarget(release.attach_point_path(attach_path(module), pid), predicate, module_number,
+                              leaves_out)
         for probe, _ in probes:
             name = f"{probe.provider}:{probe.name}"
             values = _argument_values(probe, module, release)
@@ -301,8 +329,21 @@ def plan(selected, predicate: str, measures: Measures, release: Release, pid: Op
             probe_plans.append(ProbePlan(target, traced, measures.lines, record, starts, dones, histograms))
             number += 1
     aggregates = tuple(span.number for span in measures.spans) + tuple(h.number for h in measures.histograms)
-    return Plan(tuple(probe_plans), measures.interval, aggregates, os.getpid(),
-                release.loses_a_count_of_a_new_key, load_notice)
+    return Plan(tuple(probe_plans), measures.interval, aggregates, stopper,
+                release.loses_a_count_of_a_new_key, load_notice, keeps_tracer_pid)
+
+
+def own_files(bpftrace: Optional[str]) -> Set[object]:
+    """The files (process.file_identity) that usdt's own processes map: usdt's (its interpreter,
+    the libraries it has loaded) and those of the bpftrace at `bpftrace` and its libraries."""
+    paths = [mapping.path for mapping in process.mappings(os.getpid())]
+    if bpftrace is not None:
+        paths.append(bpftrace)
+        try:
+            paths += libraries.shared_libraries(bpftrace).paths
+        except ToolError:
+            pass    # not an ELF file (a wrapper script): its own libraries are unknown
+    return {process.file_identity(path) for path in set(paths)}
 
 
 def _key(probe: TracerProbe, span: spans_module.Span, values: Sequence[Optional[str]], release: Release) -> str:

@@ -203,8 +203,9 @@ def check_privileges() -> None:
 
 
 # On SIGINT, bpftrace 0.17 does not print the events still in its buffers, and a traced
-# process's last hits may still be there when it ends, so usdt stops it only once its output
-# has been quiet this long after the traced process or command ended (else: at once).
+# process's last hits may still be there when it ends, so usdt stops it only once every CPU's
+# buffer has been read past the moment the gate closed (supervisor.py), or, where it cannot
+# tell (a CPU it may not run on), once its output has been quiet this long (else: at once).
 QUIET_BEFORE_STOPPING = 0.3
 
 # bpftrace 0.17 now and then misses a SIGINT, so it gets another this often until it exits

@@ -17,10 +17,11 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Set, Tuple
 
 from . import json_events, releases
-from ..errors import ToolError, warn
+from .program import GATE_CLOSED_LINE
+from ..errors import OutputClosed, ToolError, warn
 
 # Printed by the program's BEGIN probe, which bpftrace runs once every probe is attached, with
 # the time (nsecs) it ran.
@@ -94,11 +95,15 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
         elif loaded is not None:
             lines.notices += 1      # a look at what it loaded as bpftrace attached, which no notice told
         while lines.print_lines():
+            if lines.output_closed:
+                raise OutputClosed(_after_output_closed(child, pid, command_done))
             # The first bpftrace ended by itself (bpftrace -p, with the process): so do the others.
             if interrupted.is_set() or command_done.is_set() or first.ended:
                 lines.stop_when_quiet()
             elif loaded is not None:
                 _trace_loaded(loaded, lines, bpftrace, pid, output, interrupted)
+        if lines.output_closed:
+            raise OutputClosed(_after_output_closed(child, pid, command_done))
         if first.process.wait() != 0 and not (interrupted.is_set() or command_done.is_set()):
             first.messages.join(timeout=1)
             raise ToolError(f"bpftrace exited with status {first.process.returncode} (its message is above)")
@@ -132,6 +137,31 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+
+def _after_output_closed(child: Optional[subprocess.Popen], pid: Optional[int], process_done: threading.Event) -> str:
+    """What became of the traced command or process once standard output closed: a command
+    usdt started is ended with SIGTERM, as it would die with usdt's pipeline; a process traced
+    with -p goes on, untraced, as after Ctrl-C."""
+    if child is not None:
+        if child.poll() is None:
+            child.terminate()
+            child.wait()
+            return f"tracing stopped; the command (pid {child.pid}) was ended with SIGTERM"
+        return f"tracing stopped; the command (pid {child.pid}) had already {_exit_status(child.returncode)}"
+    if pid is not None:
+        if process_done.is_set():
+            return f"tracing stopped; process {pid} had already ended"
+        return f"tracing stopped; process {pid} goes on, untraced"
+    return "tracing stopped"
+
+
+def _exit_status(returncode: int) -> str:
+    if returncode < 0:
+        return f"been killed by {signal.Signals(-returncode).name}"
+    return f"exited with status {returncode}"
+
 
 # How often usdt looks for libraries the traced process has loaded where it cannot hear its
 # dynamic linker (loaded_libraries.py): one's probes are traced from about this long, and
@@ -196,6 +226,7 @@ class _Tracer:
         self.held: List[object] = []     # what came before the READY line
         self.ended = False
         self.reader: Optional[threading.Thread] = None
+        self.gate_closed_on: Set[int] = set()    # the CPUs whose lines said the gate closed
 
 
 class _Output:
@@ -216,6 +247,8 @@ class _Output:
         self.lines: "queue.Queue[Tuple[_Tracer, object]]" = queue.Queue()
         self.last_line_at = time.monotonic()
         self.stop_requested_at: Optional[float] = None
+        self.gate_cpus: Optional[Set[int]] = None     # where usdt closed the gate, if on every CPU
+        self.output_closed = False     # standard output's reader has gone: nothing more is printed
 
     def add(self, tracer: _Tracer) -> _Tracer:
         self.tracers.append(tracer)
@@ -242,14 +275,23 @@ class _Output:
         except queue.Empty:
             return
         self.last_line_at = time.monotonic()
-        if item is _END:
-            self._ended(tracer)
-        elif item is _NOTICE:
-            self.notices += 1
-        elif tracer.attached_at is None:
-            self._before_attached(tracer, item)
-        else:
-            self.output.emit(item, tracer.attached_at, tracer.number)
+        try:
+            if isinstance(item, str) and item.startswith(GATE_CLOSED_LINE + " "):
+                cpu = item.split()[-1]
+                if cpu.isdigit():
+                    tracer.gate_closed_on.add(int(cpu))
+            elif item is _END:
+                self._ended(tracer)
+            elif item is _NOTICE:
+                self.notices += 1
+            elif self.output_closed:
+                pass
+            elif tracer.attached_at is None:
+                self._before_attached(tracer, item)
+            else:
+                self.output.emit(item, tracer.attached_at, tracer.number)
+        except BrokenPipeError:
+            self.output_closed = True
 
     def wait_until_attached(self, tracer: _Tracer, interrupted: threading.Event) -> bool:
         """Whether `tracer` attached; False when it ended first or `interrupted` was set."""
@@ -298,16 +340,51 @@ class _Output:
 
     def stop_when_quiet(self) -> None:
         """Stops every bpftrace once they have printed what they hold: first the programs' gate
-        is closed (trace.bt.j2: no hit counts after usdt's kill(itself, 0)), then, once the
-        output has been quiet a moment, or at most MAX_STOP_DELAY later, SIGINT."""
+        is closed (trace.bt.j2: no hit counts after usdt's kill(itself, 0)), on each CPU in turn,
+        so that each CPU's buffer says when it has been read to that point; then SIGINT, once
+        every bpftrace's every CPU has said so, else (a CPU usdt may not run on, a flood that
+        lost the line) once the output has been quiet a moment, or at most MAX_STOP_DELAY later."""
         now = time.monotonic()
         if self.stop_requested_at is None:
-            os.kill(os.getpid(), 0)
+            self.gate_cpus = _close_gate_on_each_cpu()
             self.stop_requested_at = now
         quiet_since = max(self.last_line_at, self.stop_requested_at)
-        if now - quiet_since >= self.QUIET or now - self.stop_requested_at >= self.MAX_STOP_DELAY:
+        read_out = self.gate_cpus is not None and all(
+            tracer.ended or self.gate_cpus <= tracer.gate_closed_on for tracer in self.tracers)
+        if read_out or now - quiet_since >= self.QUIET or now - self.stop_requested_at >= self.MAX_STOP_DELAY:
             for tracer in self.tracers:
                 tracer.stopper.send()
+
+
+def _close_gate_on_each_cpu() -> Optional[Set[int]]:
+    """usdt's kill(itself, 0) on each online CPU, the main thread moved to each in turn: the CPUs,
+    or None when usdt may not run on all of them (a cpuset, taskset), after one call where it is."""
+    allowed = os.sched_getaffinity(0)
+    online = _online_cpus()
+    if online is None or not online <= allowed:
+        os.kill(os.getpid(), 0)
+        return None
+    try:
+        for cpu in sorted(online):
+            os.sched_setaffinity(0, {cpu})
+            os.kill(os.getpid(), 0)
+    finally:
+        os.sched_setaffinity(0, allowed)
+    return online
+
+
+def _online_cpus() -> Optional[Set[int]]:
+    """The online CPUs (/sys/devices/system/cpu/online: `0-3,5`), None when unknown."""
+    try:
+        with open("/sys/devices/system/cpu/online") as listing:
+            text = listing.read().strip()
+        cpus: Set[int] = set()
+        for part in text.split(","):
+            low, _, high = part.partition("-")
+            cpus.update(range(int(low), int(high or low) + 1))
+        return cpus
+    except (OSError, ValueError):
+        return None
 
 
 class _Stopper:
