@@ -151,14 +151,15 @@ def run(args) -> int:
     by_pid = args.pid is not None and releases.pid_option_attaches(modules, unmapped) \
         and not release.pid_option_filters_every_probe and not in_its_own_root and not waiting
     predicate = f"pid == {args.pid}" if args.pid is not None and not by_pid else ""
-    notice, why_not_stopped = loaded_libraries.load_notice(running, release, by_pid) if args.pid is not None \
-        else (None, None)
+    notice, why_not_stopped = loaded_libraries.load_notice(running, release, in_its_own_root) \
+        if args.pid is not None else (None, None)
     if waiting and notice is None:
         raise ToolError(f"nothing to trace in {what}: {waiting}, and usdt cannot hear it load libraries (no "
                         f"dynamic linker found): name the file to trace, usdt trace -p {args.pid} ./libfoo.so")
     own_files = program.own_files(bpftrace) if args.pid is None else frozenset()
     plan = program.plan(selected, predicate, measures, release, args.pid if by_pid else None,
-                        load_notice=notice, own_files=own_files)
+                        load_notice=notice if by_pid else None, own_files=own_files)
+    notice_script = loaded_libraries.notice_program(notice, release, args.pid) if notice and not by_pid else None
     if args.timeline is not None:
         timeline.checked_path(args.timeline)    # before anything else can fail later
     if getattr(args, "stdout_closed", False) and (measures.lines or args.json or plan.aggregates or measures.count):
@@ -215,7 +216,8 @@ def run(args) -> int:
                                                       unread, len(traced), notice, why_not_stopped)
         # With --json, standard output is JSON alone: the command's own output goes to stderr.
         status = supervisor.trace(bpftrace, script, args.pid, by_pid, watch_process, command, announcement,
-                                  output, command_output=sys.stderr if args.json else None, loaded=loaded)
+                                  output, command_output=sys.stderr if args.json else None, loaded=loaded,
+                                  notice_program=notice_script)
         trace_file = None
         output.finish()
     finally:

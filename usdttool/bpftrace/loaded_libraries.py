@@ -37,17 +37,30 @@ NOTICE_LINE = "usdt-trace-loaded"
 
 
 def load_notice(running: process.Process, release: Release,
-                by_pid: bool) -> Tuple[Optional[program.LoadNotice], Optional[str]]:
-    """The probe on the dynamic linker's notice for the program of process `running` (with
-    bpftrace -p when `by_pid`), None where there is none; and why it does not stop the process,
-    None when it does."""
+                in_its_own_root: bool) -> Tuple[Optional[program.LoadNotice], Optional[str]]:
+    """The probe on the dynamic linker's notice for process `running`, None where there is none;
+    and why it does not stop the process, None when it does. It always runs under bpftrace -p
+    (in the first program when that has -p, else in one of its own: notice_program()): every
+    process maps the dynamic linker, and a uprobe attached by path alone would put its
+    breakpoint into all of them, where valgrind (which runs a copy of the code) dies of the
+    trap and gdb (which puts its own breakpoint there) loses track of the libraries. A process
+    with a root of its own sees the linker at another path than bpftrace -p would look it up
+    by: there, usdt looks at its mappings instead (POLL_INTERVAL)."""
     linker = process.dynamic_linker(running.pid)
-    if linker is None or not releases.attachable(linker.path):
+    if linker is None or in_its_own_root or not releases.attachable(linker.path):
         return None, None
     why_not = process.why_not_stopped(running.pid)
-    return program.LoadNotice(release.attach_point_path(linker.path, running.pid if by_pid else None),
+    return program.LoadNotice(release.attach_point_path(linker.path, running.pid),
                               f"pid == {running.pid} && @usdt_on", linker.state_address, linker.RT_CONSISTENT,
                               NOTICE_LINE, why_not is None), why_not
+
+
+def notice_program(notice: program.LoadNotice, release: Release, pid: int) -> str:
+    """A program of the dynamic linker's notice alone, for bpftrace -p `pid` beside a first
+    program without -p (load_notice())."""
+    plan = program.plan([], "", program.Measures(lines=False, records=False, count=False), release, pid,
+                        load_notice=notice)
+    return program.program(plan, supervisor.READY_LINE)
 
 
 class LoadedLibraries:

@@ -59,7 +59,8 @@ class Program:
 
 
 def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_process: bool,
-          command: Sequence[str], announcement: str, output, command_output=None, loaded=None) -> int:
+          command: Sequence[str], announcement: str, output, command_output=None, loaded=None,
+          notice_program: Optional[str] = None) -> int:
     """Runs bpftrace until Ctrl-C, the traced process's end, or the command's end, handing its
     lines to `output` (output.Output) as they come. Returns the command's status, else 0.
     `by_pid`: bpftrace gets `-p PID` (else the program's predicates keep to the process);
@@ -68,7 +69,8 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
     (loaded_libraries.LoadedLibraries), with -p: its look() runs at each of the dynamic linker's
     notices the first program prints (else every POLL_INTERVAL) once bpftrace has attached, and
     each Program its program() gives runs in another bpftrace, the process resumed after it
-    has attached."""
+    has attached. `notice_program`: the dynamic linker's notice in a program of its own, for
+    bpftrace -p beside a first program without it (loaded_libraries.load_notice())."""
     interrupted = threading.Event()      # Ctrl-C, SIGTERM, SIGHUP: stop now
     command_done = threading.Event()     # stop once every hit the command (or the process) fired is printed
     previous_handlers = {number: signal.signal(number, lambda *_: interrupted.set()) for number in _STOP_SIGNALS}
@@ -83,6 +85,15 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
                 return 130
             first.messages.join(timeout=1)
             raise ToolError(f"bpftrace exited with status {first.process.wait()} before attaching (its message is above)")
+        if notice_program is not None:
+            notice = lines.add(_Tracer(output.add_tracer(()), bpftrace, Program(notice_program, True, "", ()), pid,
+                                       unsafe=loaded.stops))
+            if not lines.wait_until_attached(notice, interrupted):
+                if interrupted.is_set():
+                    return 130
+                notice.messages.join(timeout=1)
+                raise ToolError(f"bpftrace exited with status {notice.process.wait()} before attaching to the "
+                                f"dynamic linker's notice (its message is above)")
         sys.stderr.write(announcement + "\n")
         sys.stderr.flush()
         if interrupted.is_set():
@@ -314,7 +325,7 @@ class _Output:
             tracer.attached_at = int(words[2])
             if tracer.number == 0:
                 self.output.attached(tracer.attached_at)
-            else:
+            elif tracer.announcement:
                 sys.stderr.write(tracer.announcement + "\n")
                 sys.stderr.flush()
             held, tracer.held = tracer.held, []
