@@ -56,7 +56,10 @@ def compare_target_files(target_files: Sequence[TargetFile], compiler: Sequence[
     """The provider files of one target, in order: a probe declared in two of them, or two that
     would generate the same name, is reported at the later file's probe with a note at the
     earlier one's (checks.check_probes_unique_across_files). A file with an error of its own is
-    left out: the rule that generates its header reports it. Raises GeneratorError."""
+    left out: the rule that generates its header reports it. Raises GeneratorError. A target
+    with one file has nothing to compare: it is not read (nor preprocessed) again."""
+    if len(target_files) < 2:
+        return
     earlier: List[checks.Generated] = []
     for target_file in target_files:
         try:
