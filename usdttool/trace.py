@@ -24,7 +24,7 @@ import dataclasses
 import os
 import sys
 from pathlib import Path
-from typing import List, Sequence
+from typing import Dict, List, Sequence, Set
 
 from .answers import spans, summaries, timeline
 from .bpftrace import loaded_libraries, program, releases, supervisor, unread_strings
@@ -217,7 +217,7 @@ def run(args) -> int:
         # With --json, standard output is JSON alone: the command's own output goes to stderr.
         status = supervisor.trace(bpftrace, script, args.pid, by_pid, watch_process, command, announcement,
                                   output, command_output=sys.stderr if args.json else None, loaded=loaded,
-                                  notice_program=notice_script)
+                                  notice_program=notice_script, own_semaphores=_own_semaphores(plan, selected))
         trace_file = None
         output.finish()
     finally:
@@ -230,6 +230,20 @@ def _print(text: str) -> None:
     # As it comes, into a pipe too; a closed one says so here (supervisor.py stops the trace).
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def _own_semaphores(plan: program.Plan, selected) -> process.OwnSemaphores:
+    """usdt's own copies of the semaphores of the traced probes in files it maps itself, which
+    the plan leaves out of the trace (program.plan(): `leaves_out`)."""
+    semaphores: Dict[object, Set[int]] = {}
+    for probe in plan.probes:
+        if probe.target.leaves_out:
+            module = selected[probe.target.number][0]
+            addresses = semaphores.setdefault(process.file_identity(module.path), set())
+            addresses |= {noted.semaphore for noted in module.probes
+                          if (noted.provider, noted.name) == (probe.probe.provider, probe.probe.name)
+                          and noted.semaphore}
+    return process.OwnSemaphores(semaphores)
 
 
 def _unmapped_files(files: Sequence[str], mapped: Sequence[elf.Module]) -> List[elf.Module]:

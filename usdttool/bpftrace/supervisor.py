@@ -60,7 +60,7 @@ class Program:
 
 def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_process: bool,
           command: Sequence[str], announcement: str, output, command_output=None, loaded=None,
-          notice_program: Optional[str] = None) -> int:
+          notice_program: Optional[str] = None, own_semaphores=None) -> int:
     """Runs bpftrace until Ctrl-C, the traced process's end, or the command's end, handing its
     lines to `output` (output.Output) as they come. Returns the command's status, else 0.
     `by_pid`: bpftrace gets `-p PID` (else the program's predicates keep to the process);
@@ -70,12 +70,14 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
     notices the first program prints (else every POLL_INTERVAL) once bpftrace has attached, and
     each Program its program() gives runs in another bpftrace, the process resumed after it
     has attached. `notice_program`: the dynamic linker's notice in a program of its own, for
-    bpftrace -p beside a first program without it (loaded_libraries.load_notice())."""
+    bpftrace -p beside a first program without it (loaded_libraries.load_notice()).
+    `own_semaphores` (process.OwnSemaphores): lowered once bpftrace has attached, restored
+    before it is stopped."""
     interrupted = threading.Event()      # Ctrl-C, SIGTERM, SIGHUP: stop now
     command_done = threading.Event()     # stop once every hit the command (or the process) fired is printed
     previous_handlers = {number: signal.signal(number, lambda *_: interrupted.set()) for number in _STOP_SIGNALS}
     polling_done = threading.Event()
-    lines = _Output(output, loaded)
+    lines = _Output(output, loaded, own_semaphores)
     child = None
     try:
         first = lines.add(_Tracer(0, bpftrace, Program(program, by_pid, announcement, ()), pid,
@@ -94,6 +96,8 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
                 notice.messages.join(timeout=1)
                 raise ToolError(f"bpftrace exited with status {notice.process.wait()} before attaching to the "
                                 f"dynamic linker's notice (its message is above)")
+        if own_semaphores is not None:
+            own_semaphores.lower()
         sys.stderr.write(announcement + "\n")
         sys.stderr.flush()
         if interrupted.is_set():
@@ -130,6 +134,7 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
         return 128 - status if status < 0 else status
     finally:
         polling_done.set()
+        lines.restore_own_semaphores()
         for tracer in lines.tracers:
             tracer.stopper.send()
         for tracer in lines.tracers:
@@ -249,8 +254,9 @@ class _Output:
     # How long the wait for quiet may last when other processes keep firing the probes.
     MAX_STOP_DELAY = 2.0
 
-    def __init__(self, output, loaded=None):
+    def __init__(self, output, loaded=None, own_semaphores=None):
         self.output = output
+        self.own_semaphores = own_semaphores
         self.loaded = loaded
         self.notice_line = loaded.notice.line if loaded is not None and loaded.notice is not None else None
         self.notices = 0     # of the dynamic linker, come since the main thread last took them
@@ -363,8 +369,14 @@ class _Output:
         read_out = self.gate_cpus is not None and all(
             tracer.ended or self.gate_cpus <= tracer.gate_closed_on for tracer in self.tracers)
         if read_out or now - quiet_since >= self.QUIET or now - self.stop_requested_at >= self.MAX_STOP_DELAY:
+            self.restore_own_semaphores()
             for tracer in self.tracers:
                 tracer.stopper.send()
+
+    def restore_own_semaphores(self) -> None:
+        """usdt's own semaphores as the kernel set them, before bpftrace detaches."""
+        if self.own_semaphores is not None:
+            self.own_semaphores.restore()
 
 
 def _close_gate_on_each_cpu() -> Optional[Set[int]]:

@@ -14,12 +14,13 @@ reading a semaphore needs ptrace access, which Yama (kernel.yama.ptrace_scope >=
 even to the same user: a semaphore that cannot be read has an unknown value and a reason.
 """
 
+import ctypes
 import errno
 import os
 import struct
 import sys
 from dataclasses import dataclass
-from typing import AbstractSet, List, Optional, Set, Tuple
+from typing import AbstractSet, Dict, List, Optional, Set, Tuple
 
 from . import elf
 from ..errors import ToolError
@@ -213,13 +214,20 @@ def why_not_stopped(pid: int) -> Optional[str]:
     return None
 
 
-def semaphore_value(pid: int, process_module: ProcessModule, address: int) -> SemaphoreValue:
-    """The current value of the semaphore at link-time `address` of the module in process `pid`."""
+def _runtime_address(process_module: ProcessModule, address: int) -> Optional[int]:
+    """Where link-time `address` of the module is in the process, None where it is not mapped."""
     offset = process_module.module.file_offset(address)
     if offset is None:
+        return None
+    return next((mapping.start + offset - mapping.offset for mapping in process_module.mappings
+                 if mapping.offset <= offset < mapping.offset + mapping.end - mapping.start), None)
+
+
+def semaphore_value(pid: int, process_module: ProcessModule, address: int) -> SemaphoreValue:
+    """The current value of the semaphore at link-time `address` of the module in process `pid`."""
+    if process_module.module.file_offset(address) is None:
         return SemaphoreValue(None, f"semaphore 0x{address:x} is not in the file's loaded contents")
-    runtime_address = next((mapping.start + offset - mapping.offset for mapping in process_module.mappings
-                            if mapping.offset <= offset < mapping.offset + mapping.end - mapping.start), None)
+    runtime_address = _runtime_address(process_module, address)
     if runtime_address is None:
         return SemaphoreValue(None, f"semaphore 0x{address:x} is not mapped in process {pid}")
     try:
@@ -266,3 +274,39 @@ def fault_in(running: Process, paths: Set[str]) -> None:
                         break
     finally:
         os.close(descriptor)
+
+
+class OwnSemaphores:
+    """usdt's own copies of the semaphores that a trace by path raises in every process mapping
+    a file, usdt's too when it maps the file itself (/usr/bin/python3, glibc, libstdc++): the
+    program leaves usdt's hits out, but each still traps into the kernel, and Python's
+    `python:line` traps at every line usdt runs, which slowed usdt enough that the traced
+    program's hits were lost. lower() sets usdt's copies to 0 once bpftrace has attached, so
+    that usdt skips those probes altogether; restore() adds back what it took, before bpftrace
+    detaches (the kernel's decrement would otherwise take them below 0). `semaphores`: per file
+    (file_identity()), the link-time addresses of its traced probes' semaphores."""
+
+    def __init__(self, semaphores: Dict[object, Set[int]]):
+        self.semaphores = {identity: addresses for identity, addresses in semaphores.items() if addresses}
+        self.taken: List[Tuple[int, int]] = []     # (address in usdt, what lower() took)
+
+    def lower(self) -> None:
+        if not self.semaphores:
+            return
+        try:
+            running = read_process(os.getpid())
+        except ToolError:
+            return
+        for process_module in running.modules:
+            for address in self.semaphores.get(file_identity(process_module.module.path), ()):
+                runtime_address = _runtime_address(process_module, address)
+                if runtime_address is not None:
+                    semaphore = ctypes.c_uint16.from_address(runtime_address)
+                    self.taken.append((runtime_address, semaphore.value))
+                    semaphore.value = 0
+
+    def restore(self) -> None:
+        taken, self.taken = self.taken, []
+        for runtime_address, value in taken:
+            semaphore = ctypes.c_uint16.from_address(runtime_address)
+            semaphore.value += value
