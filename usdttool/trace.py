@@ -168,6 +168,8 @@ def run(args) -> int:
     script = program.program(plan, supervisor.READY_LINE)
     if args.script:
         sys.stdout.write(script)
+        if notice_script is not None:
+            sys.stdout.write(f"\n/* And, run with bpftrace -p {args.pid}: */\n" + notice_script)
         return 0
 
     releases.check_privileges()
@@ -217,7 +219,9 @@ def run(args) -> int:
         # With --json, standard output is JSON alone: the command's own output goes to stderr.
         status = supervisor.trace(bpftrace, script, args.pid, by_pid, watch_process, command, announcement,
                                   output, command_output=sys.stderr if args.json else None, loaded=loaded,
-                                  notice_program=notice_script, own_semaphores=_own_semaphores(plan, selected))
+                                  notice_program=notice_script,
+                                  wait_for_notice=not release.pid_option_filters_every_probe,
+                                  own_semaphores=_own_semaphores(plan, selected))
         trace_file = None
         output.finish()
     finally:

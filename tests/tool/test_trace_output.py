@@ -83,7 +83,8 @@ printed = output.Output(probes, types.SimpleNamespace(read=None), lines=True, js
 reader = supervisor._Output(printed)
 stdout = io.BytesIO("".join(lines).encode())
 tracer = reader.add(types.SimpleNamespace(number=0, process=types.SimpleNamespace(stdout=stdout),
-                                          attached_at=None, held=[], ended=False))
+                                          attached_at=None, held=[], ended=False,
+                                          said_attached=threading.Event()))
 assert reader.wait_until_attached(tracer, threading.Event())
 while reader.print_lines():
     pass

@@ -22,6 +22,7 @@ import os
 import queue
 import signal
 import subprocess
+from dataclasses import replace
 from typing import List, Optional, Sequence, Set, Tuple
 
 from usdtgen.errors import GeneratorError
@@ -58,8 +59,9 @@ def load_notice(running: process.Process, release: Release,
 def notice_program(notice: program.LoadNotice, release: Release, pid: int) -> str:
     """A program of the dynamic linker's notice alone, for bpftrace -p `pid` beside a first
     program without -p (load_notice())."""
+    # Without the gate: 0.27 -p keeps BEGIN, which opens it, to the process too.
     plan = program.plan([], "", program.Measures(lines=False, records=False, count=False), release, pid,
-                        load_notice=notice)
+                        load_notice=replace(notice, predicate=f"pid == {pid}"))
     return program.program(plan, supervisor.READY_LINE)
 
 

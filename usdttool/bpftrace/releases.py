@@ -161,10 +161,15 @@ def is_noise(message: str) -> bool:
     return (message.startswith(("Attaching ", "Attached ")) and " probe" in message
             or "RLIMIT_MEMLOCK" in message
             or "available_filter_functions" in message
-            or _LOST.fullmatch(message.strip()) is not None)
+            or _LOST.fullmatch(message.strip()) is not None
+            or _MOUNT_NAMESPACE_AT_EXIT.search(message) is not None)
 
 
 _LOST = re.compile(r"Lost \d+ events|WARNING: Total lost event count: \d+")
+# bpftrace 0.17 -p, as it stops once its process has ended (the dynamic linker's notice
+# program, loaded_libraries.notice_program()), fails to read the process's mount namespace and
+# says so in two lines, of an exception that ends it as it was ending anyway.
+_MOUNT_NAMESPACE_AT_EXIT = re.compile(r"bpftrace::MountNSException|Failed to compare mount ns with PID")
 
 
 # Workarounds for bpftrace 0.17 alone.

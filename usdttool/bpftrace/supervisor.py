@@ -64,7 +64,7 @@ class Program:
 
 def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_process: bool,
           command: Sequence[str], announcement: str, output, command_output=None, loaded=None,
-          notice_program: Optional[str] = None, own_semaphores=None) -> int:
+          notice_program: Optional[str] = None, wait_for_notice: bool = True, own_semaphores=None) -> int:
     """Runs bpftrace until Ctrl-C, the traced process's end, or the command's end, handing its
     lines to `output` (output.Output) as they come. Returns the command's status, else 0.
     `by_pid`: bpftrace gets `-p PID` (else the program's predicates keep to the process);
@@ -74,7 +74,8 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
     notices the first program prints (else every POLL_INTERVAL) once bpftrace has attached, and
     each Program its program() gives runs in another bpftrace, the process resumed after it
     has attached. `notice_program`: the dynamic linker's notice in a program of its own, for
-    bpftrace -p beside a first program without it (loaded_libraries.load_notice()).
+    bpftrace -p beside a first program without it (loaded_libraries.load_notice()), waited for
+    to attach when `wait_for_notice`.
     `own_semaphores` (process.OwnSemaphores): lowered once bpftrace has attached, restored
     before it is stopped."""
     interrupted = threading.Event()      # Ctrl-C, SIGTERM, SIGHUP: stop now
@@ -94,7 +95,13 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
         if notice_program is not None:
             notice = lines.add(_Tracer(output.add_tracer(()), bpftrace, Program(notice_program, True, "", ()), pid,
                                        unsafe=loaded.stops))
-            if not lines.wait_until_attached(notice, interrupted):
+            # bpftrace 0.27 -p keeps BEGIN to the process too, so no READY line comes there: its
+            # own "Attached N probes" on stderr says it has.
+            while not (wait_for_notice or interrupted.is_set() or notice.process.poll() is not None
+                       or notice.said_attached.wait(0.05)):
+                pass
+            if wait_for_notice and not lines.wait_until_attached(notice, interrupted) \
+                    or not wait_for_notice and not notice.said_attached.is_set():
                 if interrupted.is_set():
                     return 130
                 notice.messages.join(timeout=1)
@@ -238,7 +245,11 @@ class _Tracer:
         self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         start_new_session=True, preexec_fn=_die_with_parent)
         self.stopper = _Stopper(self.process)
-        self.messages = _start_thread(_copy_messages, io.TextIOWrapper(self.process.stderr, errors="backslashreplace"))
+        # Set when bpftrace says it has attached: "Attached N probes" on stderr, or -f json's
+        # attached_probes event (0.27).
+        self.said_attached = threading.Event()
+        self.messages = _start_thread(_copy_messages, io.TextIOWrapper(self.process.stderr, errors="backslashreplace"),
+                                      self.said_attached)
         # When every probe was attached: a hit line starts with its nsecs, and one fired before
         # is from a partial attachment. bpftrace reads each CPU's buffer in turn, so such hits
         # can come after the READY line, and hits fired after it before.
@@ -283,6 +294,8 @@ class _Output:
             for lines in _lines_as_they_come(tracer.process.stdout):
                 items = []
                 for line in lines:
+                    if b'"attached_probes"' in line:
+                        tracer.said_attached.set()
                     # Here, as soon as it comes: a string may have to be read from the traced
                     # process's memory before it changes.
                     item = self.output.read(json_events.parse(line), tracer.number)
@@ -520,9 +533,11 @@ def _lines_as_they_come(stream) -> Iterator[List[bytes]]:
         yield [rest]
 
 
-def _copy_messages(messages) -> None:
+def _copy_messages(messages, said_attached: threading.Event) -> None:
     """bpftrace's messages, but for those that say nothing to a user of usdt trace."""
     for line in messages:
+        if line.startswith("Attached ") and " probe" in line:
+            said_attached.set()
         if not releases.is_noise(line):
             sys.stderr.write(line)
             sys.stderr.flush()
