@@ -31,7 +31,7 @@ import usdt_testing
 from test_trace_live import LiveTest
 from test_trace_output import EarlyHitsTest, FastElfReadingTest, SeveralTracersTest, UnreadStringsTest
 from test_trace_strings import StringsTest
-from trace_support import (CTRL_C_IN_A_CALLBACK, INTERRUPT_DELAYS, KVSERVER_PROBES, OPTIONS, PROGRAMS, TRACE_TIMEOUT,
+from trace_support import (CTRL_C_DROPPED, CTRL_C_IN_A_CALLBACK, INTERRUPT_DELAYS, KVSERVER_PROBES, OPTIONS, PROGRAMS, TRACE_TIMEOUT,
                            UNUSUAL_DIRECTORY, TraceTestCase, bpftrace_path, copy_programs, counted, interrupted,
                            parse_arguments, start_loading_late, start_waiting, usdt, usdt_command,
                            without_glibc_probes)
@@ -250,12 +250,13 @@ class StartupInterruptTest(TraceTestCase):
                         self.assertEqual(result.stderr, "")
                         self.assertIn("kvcache:fill", result.stdout)
 
-    def test_ctrl_c_in_a_callback_whose_exceptions_python_drops(self):
-        with tempfile.TemporaryDirectory() as directory:
-            Path(directory, "sitecustomize.py").write_text(CTRL_C_IN_A_CALLBACK)
-            for arguments in (("trace", PROGRAMS["kvserver"], "--script"), ("list", PROGRAMS["kvserver"])):
-                with self.subTest(arguments=arguments[0]):
-                    self.assert_interrupted_quietly(usdt(*arguments, environment={"PYTHONPATH": directory}))
+    def test_ctrl_c_where_python_drops_what_its_handler_raises(self):
+        for name, module in (("a callback", CTRL_C_IN_A_CALLBACK), ("dropped", CTRL_C_DROPPED)):
+            with tempfile.TemporaryDirectory() as directory:
+                Path(directory, "sitecustomize.py").write_text(module)
+                for arguments in (("trace", PROGRAMS["kvserver"], "--script"), ("list", PROGRAMS["kvserver"])):
+                    with self.subTest(module=name, arguments=arguments[0]):
+                        self.assert_interrupted_quietly(usdt(*arguments, environment={"PYTHONPATH": directory}))
 
 
 class ErrorTest(TraceTestCase):

@@ -355,6 +355,7 @@ class LiveTest(TracingTestCase):
                 if tracer.poll() is None:
                     tracer.kill()
                     tracer.wait()
+                tracer.stderr.close()
             self.assertEqual(tracer.returncode, 141, errors)
             self.assertNotIn("Traceback", errors)
             return errors.splitlines()[-1]

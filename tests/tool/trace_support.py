@@ -293,6 +293,17 @@ reference = weakref.ref(thing, callback)
 del thing
 """
 
+# One that drops the exception the Ctrl-C's handler raises, as compile() does at times, silently
+# (an import of a module without its .pyc; tool.trace_releases, December 7: usdt went on tracing).
+CTRL_C_DROPPED = """
+import signal
+
+try:
+    signal.raise_signal(signal.SIGINT)
+except SystemExit:
+    pass
+"""
+
 
 class TraceTestCase(unittest.TestCase):
     maxDiff = None

@@ -168,9 +168,13 @@ def _after_output_closed(child: Optional[subprocess.Popen], pid: Optional[int], 
     usdt started is ended with SIGTERM, as it would die with usdt's pipeline; a process traced
     with -p goes on, untraced, as after Ctrl-C."""
     if child is not None:
-        if child.poll() is None:
+        # Its own thread waits for the command (_start), so poll() here says None until that
+        # thread has its status: SIGTERM goes unless `process_done`, and the status says which
+        # came first, the command's end or the signal.
+        signalled = not process_done.is_set()
+        if signalled:
             child.terminate()
-            child.wait()
+        if child.wait() == -signal.SIGTERM and signalled:
             return f"tracing stopped; the command (pid {child.pid}) was ended with SIGTERM"
         return f"tracing stopped; the command (pid {child.pid}) had already {_exit_status(child.returncode)}"
     if pid is not None:
