@@ -15,6 +15,9 @@ REQUEST = TracerProbe("kv", "request", (
     TracerArgument(2, "hit", "bool", Kind.BOOLEAN, 1, False),
     TracerArgument(3, "entry", "struct entry *", Kind.POINTER, 8, False),
     TracerArgument(4, "delta", "int", Kind.INTEGER, 4, True)))
+# Numbers alone: a hit's values are the record's numbers.
+NUMBERS = TracerProbe("kv", "numbers", (TracerArgument(0, "total", "uint64_t", Kind.INTEGER, 8, False),
+                                        TracerArgument(1, "delta", "int", Kind.INTEGER, 4, True)))
 CHAR = TracerArgument(0, "c", "char", Kind.INTEGER, 1, True)
 # Seven arguments: here the program cannot read the seventh (releases.operand_value).
 WIDE = TracerProbe("kv", "wide", tuple(TracerArgument(n, f"a{n}", "int", Kind.INTEGER, 4, True) for n in range(7)))
@@ -27,8 +30,8 @@ class RecordReaderTest(unittest.TestCase):
         def read_string(*asked):
             self.asked.append(asked)
             return b"from memory"
-        self.reader = hits.RecordReader([hits.TracedProbe(0, 2, REQUEST), hits.TracedProbe(1, 0, WIDE, frozenset({6}))],
-                                        read_string)
+        self.reader = hits.RecordReader([hits.TracedProbe(0, 2, REQUEST), hits.TracedProbe(1, 0, WIDE, frozenset({6})),
+                                         hits.TracedProbe(12, 0, NUMBERS)], read_string)
 
     def feed(self, *texts):
         return [self.reader.feed(text) for text in texts]
@@ -41,6 +44,14 @@ class RecordReaderTest(unittest.TestCase):
         self.assertEqual((hit.probe.name, hit.time, hit.pid, hit.tid, hit.process, hit.address),
                          ("kv:request", 100, 7, 8, "kvserver", 0x401000))
         self.assertEqual(hit.values, (42, hits.Text(b"get"), True, 48879, -3))
+
+    def test_a_record_of_numbers_alone_is_a_hit_at_once(self):
+        (taken, hit), = self.feed(b"usdt-hit 12 100 7 8 0x401000 18446744073709551615 -3 kv server")
+        self.assertTrue(taken)
+        self.assertEqual((hit.probe.name, hit.time, hit.pid, hit.tid, hit.process, hit.address, hit.values),
+                         ("kv:numbers", 100, 7, 8, "kv server", 0x401000, (2 ** 64 - 1, -3)))
+        self.assertEqual(self.feed(b"usdt-hit 12 100 7 8 0x401000 1 x2 app", b"usdt-hit 012 100 7 8 0x401000 1 2 app"),
+                         [(True, None), (True, None)])
 
     def test_an_integer_beyond_2_to_the_63(self):
         _, (_, hit) = self.feed(b"usdt-hit 0 1 2 3 0x10 18446744073709551615 0 0 0 -3 0 app", b"usdt-string 3 1 ")
@@ -127,6 +138,13 @@ class JsonTest(unittest.TestCase):
         self.assertEqual(hits.json_value_of(hit, "entry"), "0x10")
         self.assertIsNone(hits.json_value_of(hit, "nope"))
 
+    def test_a_hit_of_numbers_alone(self):
+        # Written at once when all is ASCII; here a byte of the process's name is not UTF-8.
+        hit = hits.Hit(hits.TracedProbe(0, 0, NUMBERS), 2 ** 53, 10, 11, 'a "q"\udcff', 0x400000, (2 ** 64 - 1, -1))
+        self.assertEqual(hits.json_line(hit), '{"type":"hit","probe":"kv:numbers","monotonic_ns":"9007199254740992",'
+                                              '"pid":10,"tid":11,"process":"a \\"q\\"\\udcff",'
+                                              '"args":{"total":"18446744073709551615","delta":-1}}\n')
+
 
 class TextTest(unittest.TestCase):
     def test_strings_as_strace_prints_them(self):
@@ -151,6 +169,8 @@ class TextTest(unittest.TestCase):
         hit = hits.Hit(hits.TracedProbe(0, 0, REQUEST), 5, 10, 11, "app", 0x400000,
                        (1, hits.Text(b"k"), False, 16, -1))
         self.assertEqual(hits.text_line(hit), '5 pid=10 tid=11 kv:request id=1 key="k" hit=false entry=0x10 delta=-1\n')
+        numbers = hits.Hit(hits.TracedProbe(1, 0, NUMBERS), 5, 10, 11, "app", 0x400000, (2 ** 64 - 1, -1))
+        self.assertEqual(hits.text_line(numbers), "5 pid=10 tid=11 kv:numbers total=18446744073709551615 delta=-1\n")
 
 
 if __name__ == "__main__":

@@ -31,8 +31,8 @@ _WARNING_INTERVAL = 1.0
 class Output:
     """Receives bpftrace's lines: `read` in the thread reading them, as soon as they come (a
     string may have to be read from the process before it changes), `emit` in the main thread
-    once attached, `finish` at the end. A line comes with its bpftrace's number: 0 for the
-    first, then as `add_tracer` gives them."""
+    once attached, `flush` whenever no more are waiting, `finish` at the end. A line comes with
+    its bpftrace's number: 0 for the first, then as `add_tracer` gives them."""
 
     def __init__(self, probes: Sequence[hits.TracedProbe], unread: unread_strings.UnreadStrings,
                  lines: bool, json_hits: bool, summary: Optional[summaries.Summaries],
@@ -89,9 +89,9 @@ class Output:
             if attached_at is not None and item.time < attached_at:
                 return
             if self.lines:
-                _write(hits.text_line(item))
+                sys.stdout.write(hits.text_line(item))
             if self.json_hits:
-                _write(hits.json_line(item))
+                sys.stdout.write(hits.json_line(item))
             if self.timeline is not None:
                 self.timeline.add(item)
             return
@@ -110,7 +110,12 @@ class Output:
                 self._take(snapshot, tracer)
             return
         if line.strip():
-            _write(line if line.endswith("\n") else line + "\n")
+            sys.stdout.write(line if line.endswith("\n") else line + "\n")
+
+    def flush(self) -> None:
+        """What `emit` wrote is out (a hit comes as soon as nothing else is waiting, also into a
+        pipe: `usdt trace ... | grep`)."""
+        sys.stdout.flush()
 
     def _count(self, probe: str) -> None:
         self.received[probe] = self.received.get(probe, 0) + 1
@@ -137,6 +142,7 @@ class Output:
     def finish(self) -> None:
         """The timeline written, and the account of lost hits on stderr: `usdt: lost N of M
         hits: PROBE COUNT, ...` when hits were lost (scripts may look for it)."""
+        self.flush()
         if self.timeline is not None:
             if self.attached_at is None:
                 self.timeline.abandon()     # stopped before it began: FILE stays as it was
@@ -158,8 +164,3 @@ class Output:
             sys.stderr.write(f"usdt: lost {sum(lost.values())} of {sum(fired.values())} hits: {details}\n")
             sys.stderr.flush()
 
-
-def _write(text: str) -> None:
-    # As it comes, line by line, into a pipe too (`usdt trace ... | grep`).
-    sys.stdout.write(text)
-    sys.stdout.flush()

@@ -17,7 +17,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
 
 from usdtgen.notes import Kind
 from usdtgen.tracer_probe import TracerArgument, TracerProbe
@@ -42,15 +42,31 @@ class TracedProbe:
     # The arguments the program cannot read (releases.operand_value): their record holds 0.
     not_read: FrozenSet[int] = frozenset()
 
-    @property
+    # What is asked at each hit is worked out once.
+    @functools.cached_property
     def name(self) -> str:
         return self.probe.full_name
 
-    @functools.cached_property      # asked at each hit
+    @functools.cached_property
     def strings(self) -> Tuple[TracerArgument, ...]:
         """The string arguments the record carries the text of."""
         return tuple(argument for argument in self.probe.arguments
                      if argument.kind is Kind.STRING and argument.index not in self.not_read)
+
+    @functools.cached_property
+    def integers_only(self) -> bool:
+        """Whether every argument is a number that is read and printed as it is (not a char, a
+        bool, a pointer or a string): its values are the record's numbers, its line their digits."""
+        return all(argument.kind is Kind.INTEGER and not is_character(argument) and argument.index not in self.not_read
+                   for argument in self.probe.arguments)
+
+    @functools.cached_property
+    def text_format(self) -> str:
+        """The hit's line (text_line) for str.format: the time, pid, tid, then each argument's value."""
+        def literal(text: str) -> str:
+            return text.replace("{", "{{").replace("}", "}}")
+        fields = "".join(f" {literal(argument.name)}={{}}" for argument in self.probe.arguments)
+        return f"{{}} pid={{}} tid={{}} {literal(self.name)}{fields}\n"
 
 
 class _NotRead:
@@ -76,8 +92,8 @@ class Unreadable:
     pointer: int
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
+    """A tuple, as one is made per hit: a frozen dataclass takes several times as long."""
     probe: TracedProbe
     time: int                    # nsecs: CLOCK_MONOTONIC
     pid: int
@@ -98,7 +114,8 @@ def is_character(argument: TracerArgument) -> bool:
 
 @dataclass
 class _Pending:
-    hit: Hit
+    head: Hit                    # its values the record's numbers
+    cuts: Tuple[bool, ...]
     texts: List[bytes]
 
 
@@ -106,7 +123,8 @@ class RecordReader:
     """Turns the printfs of records into hits; other printfs are not its business."""
 
     def __init__(self, probes: Sequence[TracedProbe], read_string: StringReader):
-        self.probes = {probe.number: probe for probe in probes}
+        # By the record's PROBE, as the program writes it (a number in the format's text).
+        self.probes = {b"%d" % probe.number: probe for probe in probes}
         self.read_string = read_string
         self.pending: Dict[Tuple[int, int], _Pending] = {}     # (tid, nsecs) -> the hit awaiting its strings
 
@@ -123,60 +141,62 @@ class RecordReader:
             return True, None
         if not text.startswith(RECORD_START):
             return False, None
-        hit = self._head(text[len(RECORD_START):].decode("utf-8", "surrogateescape"))
-        if hit is None:
+        head, cuts = self._head(text[len(RECORD_START):])
+        if head is None:
             return True, None
         # A hit of this thread still waiting for its strings lost them (a full buffer drops events).
-        for other in [other for other in self.pending if other[0] == hit.tid]:
-            del self.pending[other]
-        if not hit.probe.strings:
-            return True, self._complete(hit, [])
-        key = (hit.tid, hit.time)
-        self.pending[key] = _Pending(hit, [])
+        if self.pending:
+            for other in [other for other in self.pending if other[0] == head.tid]:
+                del self.pending[other]
+        if not head.probe.strings:
+            return True, self._complete(head, cuts, [])
+        self.pending[(head.tid, head.time)] = _Pending(head, cuts, [])
         return True, None
 
-    def _head(self, record: str) -> Optional[Hit]:
-        number = record.split(" ", 1)[0]
-        if not number.isdigit() or int(number) not in self.probes:
-            return None
-        probe = self.probes[int(number)]
-        arguments = probe.probe.arguments
-        fields = 5 + len(arguments) + len(probe.strings)
-        words = record.split(" ", fields)
+    def _head(self, record: bytes) -> Tuple[Optional[Hit], Tuple[bool, ...]]:
+        """The hit as the record's first printf says it, its values the numbers (a string's
+        pointer for a string), and per string whether its byte after the cut is not NUL."""
+        number, _, record = record.partition(b" ")
+        probe = self.probes.get(number)
+        if probe is None:
+            return None, ()
+        count = len(probe.probe.arguments)
+        fields = 4 + count + len(probe.strings)
+        words = record.split(b" ", fields)
         if len(words) != fields + 1:
-            return None
+            return None, ()
         try:
-            numbers = [int(word) for word in words[5:5 + len(arguments)]]
-            cuts = [word != "0" for word in words[5 + len(arguments):fields]]
-            time, pid, tid, address = int(words[1]), int(words[2]), int(words[3]), int(words[4], 16)
+            time, pid, tid, address = int(words[0]), int(words[1]), int(words[2]), int(words[3], 16)
+            numbers = tuple(map(int, words[4:4 + count]))
         except ValueError:
-            return None
-        # The cut flags ride in `values` until the strings come.
-        return Hit(probe, time, pid, tid, words[fields], address, (tuple(numbers), tuple(cuts)))
+            return None, ()
+        cuts = tuple(word != b"0" for word in words[4 + count:fields]) if probe.strings else ()
+        return Hit(probe, time, pid, tid, words[fields].decode("utf-8", "surrogateescape"), address, numbers), cuts
 
     def _finished(self, key: Tuple[int, int]) -> Optional[Hit]:
         pending = self.pending[key]
-        cuts = pending.hit.values[1]
-        if len(pending.texts) < len(cuts):
+        if len(pending.texts) < len(pending.cuts):
             return None
         del self.pending[key]
-        return self._complete(pending.hit, pending.texts)
+        return self._complete(pending.head, pending.cuts, pending.texts)
 
-    def _complete(self, hit: Hit, texts: List[bytes]) -> Hit:
-        """The hit of a record's head `hit` with the texts of its strings."""
-        numbers, cuts = hit.values
+    def _complete(self, head: Hit, cuts: Tuple[bool, ...], texts: List[bytes]) -> Hit:
+        """The hit of a record's `head` with the texts of its strings."""
+        probe = head.probe
+        if probe.integers_only:
+            return head
         texts, cuts = iter(texts), iter(cuts)
         values: List[object] = []
-        for argument, value in zip(hit.probe.probe.arguments, numbers):
-            if argument.index in hit.probe.not_read:
+        for argument, value in zip(probe.probe.arguments, head.values):
+            if argument.index in probe.not_read:
                 values.append(NOT_READ)
             elif argument.kind is Kind.BOOLEAN:
                 values.append(value != 0)
             elif argument.kind is Kind.STRING:
-                values.append(self._text(hit, value, next(texts), next(cuts)))
+                values.append(self._text(head, value, next(texts), next(cuts)))
             else:
                 values.append(value)
-        return Hit(hit.probe, hit.time, hit.pid, hit.tid, hit.process, hit.address, tuple(values))
+        return Hit(probe, head.time, head.pid, head.tid, head.process, head.address, tuple(values))
 
     def _text(self, hit: Hit, pointer: int, data: bytes, after_cut: bool) -> object:
         if pointer == 0:
@@ -237,6 +257,8 @@ def value_notes(hit: Hit) -> Dict[str, List[str]]:
     """What a null or a string in `args` does not say, each only when some argument has it:
     `cut`, the strings longer than STRING_BYTES; `unreadable`, those in memory the process
     cannot read; `not_read`, the arguments the program cannot read."""
+    if not (hit.probe.strings or hit.probe.not_read):
+        return {}
     pairs = list(zip(hit.probe.probe.arguments, hit.values))
     notes = {"cut": [argument.name for argument, value in pairs if isinstance(value, Text) and value.cut],
              "unreadable": [argument.name for argument, value in pairs if isinstance(value, Unreadable)],
@@ -245,13 +267,17 @@ def value_notes(hit: Hit) -> Dict[str, List[str]]:
 
 
 _SURROGATE = re.compile("[\udc80-\udcff]")
+# One for every line: json.dumps with options makes one each time.
+_JSON_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def json_line(hit: Hit) -> str:
     """The hit as docs/tracing.md's schema ("JSON Lines") describes it, on one line."""
-    text = json.dumps({"type": "hit", "probe": hit.probe.name, "monotonic_ns": json_integer(hit.time), "pid": hit.pid,
-                       "tid": hit.tid, "process": hit.process, "args": arguments_object(hit), **value_notes(hit)},
-                      ensure_ascii=False, separators=(",", ":"))
+    text = _JSON_ENCODER.encode({"type": "hit", "probe": hit.probe.name, "monotonic_ns": json_integer(hit.time),
+                                 "pid": hit.pid, "tid": hit.tid, "process": hit.process, "args": arguments_object(hit),
+                                 **value_notes(hit)})
+    if text.isascii():
+        return text + "\n"
     # A lone surrogate cannot be written as UTF-8: it is only ever inside a string, as an escape.
     return _SURROGATE.sub(lambda match: f"\\u{ord(match[0]):04x}", text) + "\n"
 
@@ -301,6 +327,6 @@ def text_value(argument: TracerArgument, value: object) -> str:
 
 def text_line(hit: Hit) -> str:
     """`NSECS pid=PID tid=TID provider:probe name=value...`, as the generated scripts print it."""
-    fields = [f"{argument.name}={text_value(argument, value)}"
-              for argument, value in zip(hit.probe.probe.arguments, hit.values)]
-    return " ".join([f"{hit.time} pid={hit.pid} tid={hit.tid} {hit.probe.name}", *fields]) + "\n"
+    probe = hit.probe
+    values = hit.values if probe.integers_only else map(text_value, probe.probe.arguments, hit.values)
+    return probe.text_format.format(hit.time, hit.pid, hit.tid, *values)

@@ -15,6 +15,10 @@ from typing import Dict, Optional, Union
 # A JSON escape, bpftrace's sign-extended one first: each escape is a backslash and what follows,
 # so scanning them in order never takes an escaped backslash's second half for the start of one.
 _ESCAPE = re.compile(rb"\\(?:u[fF]{6}([0-9a-fA-F]{2})|u[0-9a-fA-F]{4}|.)")
+# A printf's event as every release writes it, when its text has nothing JSON escapes (a quote,
+# a backslash, a byte below 0x20) and so is its bytes as they are: most lines, read without
+# json.loads. Any other line is parsed.
+_PLAIN_PRINTF = re.compile(rb'\{"type": "printf", "data": "([^"\\\x00-\x1f]*)"\}[ \t\r\n]*')
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,9 @@ def _byte(escape: "re.Match[bytes]") -> bytes:
 
 def parse(line: bytes) -> Optional[Event]:
     """The event of one line of bpftrace's standard output; None for an empty line."""
+    plain = _PLAIN_PRINTF.fullmatch(line)
+    if plain is not None:
+        return Printf(plain[1])
     if not line.strip():
         return None
     try:

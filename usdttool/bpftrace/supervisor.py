@@ -5,6 +5,7 @@ every bpftrace's lines come in one queue, each with its bpftrace, and they all s
 the first program stops the process at the dynamic linker's notice of a load, usdt resumes it
 once the new bpftrace has attached, and as it ends."""
 
+import collections
 import ctypes
 import io
 import os
@@ -17,7 +18,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import Deque, Iterator, List, Optional, Sequence, Set, Tuple
 
 from . import json_events, releases
 from .program import GATE_CLOSED_LINE
@@ -35,6 +36,9 @@ _NOTICE = object()
 
 # How long bpftrace may take to stop after SIGINT before it is killed.
 _STOP_TIMEOUT = 10.0
+
+# The most a read of bpftrace's standard output takes (bytes).
+_READ_SIZE = 1 << 16
 
 
 def find_bpftrace(required: bool = True) -> Optional[str]:
@@ -263,7 +267,8 @@ class _Tracer:
 class _Output:
     """The output of every bpftrace, read by a thread each into one queue, each item with its
     bpftrace: the main thread waits on it, where Ctrl-C interrupts it, and can tell when the
-    output has gone quiet."""
+    output has gone quiet. A thread puts at once the items of all the lines it could read at
+    once: under a flood of hits, one handover takes many."""
 
     QUIET = releases.QUIET_BEFORE_STOPPING
     # How long the wait for quiet may last when other processes keep firing the probes.
@@ -276,7 +281,8 @@ class _Output:
         self.notice_line = loaded.notice.line if loaded is not None and loaded.notice is not None else None
         self.notices = 0     # of the dynamic linker, come since the main thread last took them
         self.tracers: List[_Tracer] = []
-        self.lines: "queue.Queue[Tuple[_Tracer, object]]" = queue.Queue()
+        self.lines: "queue.Queue[List[Tuple[_Tracer, object]]]" = queue.Queue()
+        self.taken: Deque[Tuple[_Tracer, object]] = collections.deque()     # from the queue, not handled yet
         self.last_line_at = time.monotonic()
         self.stop_requested_at: Optional[float] = None
         self.gate_cpus: Optional[Set[int]] = None     # where usdt closed the gate, if on every CPU
@@ -289,25 +295,39 @@ class _Output:
 
     def _read(self, tracer: _Tracer) -> None:
         try:
-            for line in iter(tracer.process.stdout.readline, b""):
-                if b'"attached_probes"' in line:
-                    tracer.said_attached.set()
-                # Here, as soon as it comes: a string may have to be read from the traced
-                # process's memory before it changes.
-                item = self.output.read(json_events.parse(line), tracer.number)
-                if self.notice_line and isinstance(item, str) and item.strip() == self.notice_line:
-                    self.loaded.notice_read()    # counted at once: the process is stopped
-                    item = _NOTICE
-                self.lines.put((tracer, item))
+            for lines in _lines_as_they_come(tracer.process.stdout):
+                items = []
+                for line in lines:
+                    if b'"attached_probes"' in line:
+                        tracer.said_attached.set()
+                    # Here, as soon as it comes: a string may have to be read from the traced
+                    # process's memory before it changes.
+                    item = self.output.read(json_events.parse(line), tracer.number)
+                    if self.notice_line and isinstance(item, str) and item.strip() == self.notice_line:
+                        self.loaded.notice_read()    # counted at once: the process is stopped
+                        item = _NOTICE
+                    items.append((tracer, item))
+                self.lines.put(items)
         finally:
-            self.lines.put((tracer, _END))
+            self.lines.put([(tracer, _END)])
 
     def _next(self, timeout: float) -> None:
-        """Takes the next item, if one comes within `timeout`."""
-        try:
-            tracer, item = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            return
+        """Takes the next item, if one comes within `timeout`; once none is left, what was
+        printed is flushed."""
+        if not self.taken:
+            try:
+                self.taken.extend(self.lines.get(timeout=timeout))
+            except queue.Empty:
+                return
+        tracer, item = self.taken.popleft()
+        self._handle(tracer, item)
+        if not self.taken and self.lines.empty() and not self.output_closed:
+            try:
+                self.output.flush()
+            except BrokenPipeError:
+                self.output_closed = True
+
+    def _handle(self, tracer: _Tracer, item: object) -> None:
         self.last_line_at = time.monotonic()
         try:
             if isinstance(item, str) and item.startswith(GATE_CLOSED_LINE + " "):
@@ -336,8 +356,11 @@ class _Output:
         return tracer.attached_at is not None
 
     def print_lines(self) -> bool:
-        """Prints what came in the next moment; False once every bpftrace has ended."""
+        """Prints what came in the next moment, and what a reading thread handed over with it;
+        False once every bpftrace has ended."""
         self._next(timeout=0.1)
+        while self.taken:
+            self._next(timeout=0)
         return not all(tracer.ended for tracer in self.tracers)
 
     def _before_attached(self, tracer: _Tracer, item: object) -> None:
@@ -499,6 +522,19 @@ def _start_thread(function, *arguments) -> threading.Thread:
         return thread
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+
+
+def _lines_as_they_come(stream) -> Iterator[List[bytes]]:
+    """The lines of `stream` (each with its "\\n", but for a last one without), as many at a
+    time as have come, at once: each read takes what is there, waiting only when nothing is."""
+    rest = b""
+    for data in iter(lambda: stream.read1(_READ_SIZE), b""):
+        lines = (rest + data).split(b"\n")
+        rest = lines.pop()
+        if lines:
+            yield [line + b"\n" for line in lines]
+    if rest:
+        yield [rest]
 
 
 def _copy_messages(messages, said_attached: threading.Event) -> None:
