@@ -22,6 +22,7 @@ import os
 import queue
 import signal
 import subprocess
+import time
 from dataclasses import replace
 from typing import List, Optional, Sequence, Set, Tuple
 
@@ -35,6 +36,9 @@ from ..files import elf, process
 
 # What the program prints at the dynamic linker's notice.
 NOTICE_LINE = "usdt-trace-loaded"
+# How long a process stopped where a notice would stop it waits for the notice's line before
+# usdt answers it without (LoadedLibraries.stopped_unheard).
+STOP_UNHEARD_AFTER = 0.5
 
 
 def load_notice(running: process.Process, release: Release,
@@ -82,6 +86,8 @@ class LoadedLibraries:
         self.why_not_stopped = why_not_stopped
         self.guard = _Guard(running.pid) if notice is not None and notice.stops else None
         self.owed = 0       # notices read, each a stop, not resumed yet
+        self.stop_seen_at: Optional[float] = None     # stopped_unheard()'s first look at a stop
+        self.stop_checked_at = float("-inf")             # and its last look
         self.stopped_before = process.is_stopped(running.pid)     # by its user (Ctrl-Z): left so
         self.patterns = patterns
         self.provider_file = provider_file
@@ -110,6 +116,33 @@ class LoadedLibraries:
         if self.guard is not None and self.owed > 0:
             self.owed -= 1
             _continue(self.pid)
+
+    def stopped_unheard(self) -> bool:
+        """Whether the process is stopped at a notice whose line never came (bpftrace 0.27 under
+        load, once: the process stayed stopped, usdt waited for the line): stopped by no one
+        before usdt, no notice owed, and mapping files not read yet, as a dlopen() leaves it at
+        the notice, still so STOP_UNHEARD_AFTER seconds after first seen. It is then counted as
+        a notice, so resume() answers it. A stop with nothing newly mapped (a user's Ctrl-Z) is
+        left alone. Looks at most every supervisor.POLL_INTERVAL."""
+        now = time.monotonic()
+        if self.guard is None or now - self.stop_checked_at < supervisor.POLL_INTERVAL:
+            return False
+        self.stop_checked_at = now
+        if self.owed or not process.is_stopped(self.pid):
+            self.stop_seen_at = None
+            return False
+        try:
+            mapped_since = any(mapping.path not in self.read_paths for mapping in process.mappings(self.pid))
+        except (ToolError, OSError):
+            return False
+        if not mapped_since or self.stop_seen_at is None:
+            self.stop_seen_at = now if mapped_since else None
+            return False
+        if now - self.stop_seen_at < STOP_UNHEARD_AFTER:
+            return False
+        self.stop_seen_at = None
+        self.owed += 1
+        return True
 
     def close(self) -> None:
         """As usdt ends, once no bpftrace can stop the process any more: resumes it if stopped, a

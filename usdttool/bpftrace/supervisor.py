@@ -205,6 +205,8 @@ def _trace_loaded(loaded, lines: "_Output", bpftrace: str, pid: int, output, int
     notice, the files it has mapped since are looked at first, and the process is resumed
     once that bpftrace has attached (or failed to)."""
     notices, lines.notices = lines.notices, 0
+    if not notices and loaded.stopped_unheard():
+        notices = 1
     if notices:
         loaded.look()
     more = loaded.program()
