@@ -85,7 +85,10 @@ def start_up_milliseconds(usdt: Path, binary: Path, runs: int = 7, environment: 
     program = subprocess.run([str(usdt), "trace", str(binary), "--script"], check=True,
                              stdout=subprocess.PIPE, encoding="utf-8").stdout
     ready = "usdt-trace: attached"    # usdttool/bpftrace/supervisor.py's READY_LINE
-    watch_script = _START_WATCH.format(ready=ready, length=len(ready)) + bpftrace_attach.BEGIN_READY
+    # As bpftrace -f json writes it, which usdt runs, and bpftrace alone here too.
+    ready_written = '{"type": "printf", "data": "' + ready
+    watch_script = _START_WATCH.format(ready=ready_written.replace('"', '\\"'), length=len(ready_written)) \
+        + bpftrace_attach.BEGIN_READY
     watcher = subprocess.Popen([bpftrace, "-B", "line", "-e", watch_script], stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, encoding="utf-8")
     measured: Dict[str, List[float]] = {"usdt_to_bpftrace": [], "printed_to_announced": [], "usdt_total": [],
@@ -101,7 +104,7 @@ def start_up_milliseconds(usdt: Path, binary: Path, runs: int = 7, environment: 
             tracer = subprocess.Popen([str(usdt), "trace", str(binary)], stdout=subprocess.DEVNULL,
                                       stderr=subprocess.PIPE, encoding="utf-8", env=environment)
             _until(tracer, tracer.stderr, "Ctrl-C to stop")
-            bpftrace_alone = subprocess.Popen([bpftrace, "-B", "line", "-e", program], stdout=subprocess.PIPE,
+            bpftrace_alone = subprocess.Popen([bpftrace, "-B", "line", "-f", "json", "-e", program], stdout=subprocess.PIPE,
                                               stderr=subprocess.DEVNULL, encoding="utf-8")
             _until(bpftrace_alone, bpftrace_alone.stdout, ready)
             for process in (tracer, bpftrace_alone):
