@@ -180,12 +180,12 @@ def short_trace_seconds(usdt: Path, binary: Path, probe: str, arguments: Sequenc
     program = subprocess.run([str(usdt), "trace", str(binary), probe, "--script"], check=True,
                              stdout=subprocess.PIPE, encoding="utf-8").stdout
     command = [str(binary), *arguments]
-    hit = f" {probe} "
     measured: Dict[str, List[float]] = {name: [] for name in ShortTrace.__dataclass_fields__ if name != "runs"}
     for _ in range(runs):
-        for tracer, run in (("usdt", [str(usdt), "trace", str(binary), probe, "--", *command]),
-                            ("bpftrace", [bpftrace, "-B", "line", "--no-warnings", "-e", program,
-                                          "-c", " ".join(command)])):
+        # A hit as usdt prints it, and as the program's first printf of a hit under -f json.
+        for tracer, run, hit in (("usdt", [str(usdt), "trace", str(binary), probe, "--", *command], f" {probe} "),
+                                 ("bpftrace", [bpftrace, "-B", "line", "-f", "json", "--no-warnings", "-e", program,
+                                               "-c", " ".join(command)], '"data": "usdt-hit ')):
             first_hit, command_done, ended = _timed_run(run, last_line, hit)
             measured[f"{tracer}_first_hit"].append(first_hit)
             measured[f"{tracer}_exit"].append(ended - command_done)

@@ -3,7 +3,7 @@
 import functools
 import re
 from pathlib import Path
-from typing import Dict, Iterable
+from typing import Dict, Iterable, Optional
 
 import jinja2
 
@@ -11,6 +11,7 @@ from . import VERSION, bpftrace_view, header_view, perf_view, systemtap_view
 from .model import ProviderFile
 
 TEMPLATE_DIRECTORY = Path(__file__).resolve().parent.parent / "templates"
+COMPILED_DIRECTORY = TEMPLATE_DIRECTORY / "compiled"     # written only when installed (compile_templates())
 # The runtime, embedded in every generated header (the source tree and the installed data
 # directory share this layout), its files in the order each includes the one before: the probe
 # site, for C and C++, and the C++ part, for C++ only.
@@ -59,10 +60,53 @@ def _abi_version(runtime_header: str) -> str:
     return re.search(r"^#define USDT_ABI_VERSION (\d+)$", runtime_header, re.MULTILINE).group(1)
 
 
+def compile_templates() -> None:
+    """Compiles every template into COMPILED_DIRECTORY (CMakeLists.txt, as usdt is installed)."""
+    COMPILED_DIRECTORY.mkdir(exist_ok=True)
+    environment = _environment(_CompiledTemplates(writing=True))
+    environment.loader = _NamedAsInstalled(str(TEMPLATE_DIRECTORY))
+    for template in sorted(TEMPLATE_DIRECTORY.glob("*.j2")):
+        environment.get_template(template.name)
+
+
+class _NamedAsInstalled(jinja2.FileSystemLoader):
+    """Names each template's file `usdt/templates/NAME`, not by the directory it is installed
+    to (a package's staging directory), which the compiled code would keep."""
+
+    def get_source(self, environment: jinja2.Environment, template: str):
+        source, _, up_to_date = super().get_source(environment, template)
+        return source, f"usdt/templates/{template}", up_to_date
+
+
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """The templates as compiled when usdt was installed: compiling them again at each start
+    took longer than anything else `usdt trace` does before bpftrace runs. A template changed
+    since is compiled as before, in memory (Jinja2 checks its source's hash)."""
+
+    def __init__(self, writing: bool = False):
+        self.writing = writing
+
+    def get_cache_key(self, name: str, filename: Optional[str] = None) -> str:
+        return name     # not its path, which differs at install time (DESTDIR) and moves with the prefix
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            with open(COMPILED_DIRECTORY / f"{bucket.key}.cache", "rb") as compiled:
+                bucket.load_bytecode(compiled)
+        except OSError:
+            pass
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if self.writing:
+            with open(COMPILED_DIRECTORY / f"{bucket.key}.cache", "wb") as compiled:
+                bucket.write_bytecode(compiled)
+
+
 @functools.lru_cache(maxsize=None)
-def _environment() -> jinja2.Environment:
+def _environment(compiled: Optional[jinja2.BytecodeCache] = None) -> jinja2.Environment:
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIRECTORY)),
+        bytecode_cache=compiled or _CompiledTemplates(),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

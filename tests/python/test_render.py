@@ -4,8 +4,13 @@ them, to be read before committing), and the output's hygiene."""
 
 import os
 import re
+import shutil
+import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
+
+import jinja2
 
 import usdt_testing
 from usdtgen import model, render
@@ -276,6 +281,48 @@ class HygieneTest(unittest.TestCase):
                               runtime_header, re.DOTALL)
         versions = [int(line.split()[0]) for line in changelog.group(1).splitlines()]
         self.assertEqual(versions, list(range(1, int(changelog.group(2)) + 1)))
+
+
+class CompiledTemplatesTest(unittest.TestCase):
+    """The templates compiled at install time (compile_templates()) are what an installed usdt
+    renders with, and give the same text; one changed since is compiled again."""
+
+    def setUp(self):
+        directory = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, directory)
+        self.templates = directory / "templates"
+        shutil.copytree(render.TEMPLATE_DIRECTORY, self.templates)
+        for name, value in (("TEMPLATE_DIRECTORY", self.templates), ("COMPILED_DIRECTORY", self.templates / "compiled")):
+            patcher = mock.patch.object(render, name, value)
+            patcher.start()
+            self.addCleanup(patcher.stop)
+        render._environment.cache_clear()
+        self.addCleanup(render._environment.cache_clear)
+
+    def compiled_while_rendering(self):
+        """(the outputs, the templates compiled to render them)."""
+        render._environment.cache_clear()
+        with mock.patch.object(jinja2.Environment, "compile", autospec=True,
+                               side_effect=jinja2.Environment.compile) as compile_:
+            outputs = rendered()
+        return outputs, compile_.call_count
+
+    def test_renders_the_same_without_compiling(self):
+        expected, compiled = self.compiled_while_rendering()
+        self.assertEqual(compiled, len(render.TEMPLATES) + 1)     # and _macros.j2
+        render.compile_templates()
+        self.assertEqual(sorted(path.name for path in (self.templates / "compiled").iterdir()),
+                         sorted(f"{path.name}.cache" for path in self.templates.glob("*.j2")))
+        self.assertEqual(self.compiled_while_rendering(), (expected, 0))
+
+    def test_a_template_changed_since_is_compiled_again(self):
+        render.compile_templates()
+        header = self.templates / render.TEMPLATES["header"]
+        header.write_text(header.read_text().replace("#endif", "#endif /* changed */", 1))
+        outputs, compiled = self.compiled_while_rendering()
+        self.assertEqual(compiled, 1)
+        self.assertIn("#endif /* changed */", outputs["header"])
+
 
 if __name__ == "__main__":
     usdt_testing.main()

@@ -112,6 +112,10 @@ class Output:
         if line.strip():
             sys.stdout.write(line if line.endswith("\n") else line + "\n")
 
+    def final_counts_read(self, tracer: int) -> bool:
+        """Whether bpftrace `tracer`'s last printing of its maps (its END probe's) has come."""
+        return self.maps[tracer].final_read
+
     def flush(self) -> None:
         """What `emit` wrote is out (a hit comes as soon as nothing else is waiting, also into a
         pipe: `usdt trace ... | grep`)."""

@@ -46,6 +46,7 @@ class MapReader:
 
     def __init__(self):
         self.current: Optional[Snapshot] = None
+        self.final_read = False     # the last printing, at the end, has come
 
     def feed(self, line: str) -> Tuple[bool, Optional[Snapshot]]:
         """(whether the line was part of a snapshot, the snapshot it finished if any)."""
@@ -59,6 +60,7 @@ class MapReader:
             return False, None
         if text == MAPS_END:
             finished, self.current = self.current, None
+            self.final_read = self.final_read or finished.final
             # The marker lines and each map's lines are events in bpftrace's output buffer too:
             # a flood can drop some. A printing without its counts says nothing; the next
             # one's cumulative counts cover its interval too.

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Deque, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Deque, Iterator, List, Optional, Sequence, Set, Tuple
 
 from . import json_events, releases
 from .program import GATE_CLOSED_LINE
@@ -113,14 +113,19 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
         sys.stderr.flush()
         if interrupted.is_set():
             return 130     # Ctrl-C as bpftrace attached: the command is not started
-        child = _start(command, command_done, command_output) if command else None
+        ended = lines.waking(command_done)
+        child = _start(command, ended, command_output) if command else None
         if pid is not None and watch_process:
-            _watch_process(pid, command_done)
+            _watch_process(pid, ended)
         if loaded is not None and loaded.notice is None:
             _start_thread(_poll, loaded, polling_done)
         elif loaded is not None:
             lines.notices += 1      # a look at what it loaded as bpftrace attached, which no notice told
+        # Once the command (or the process) has ended by itself, usdt is done when every bpftrace
+        # has printed its final counts: it goes on detaching its probes alone, which the kernel
+        # makes take about a tenth of a second a probe. After a Ctrl-C, usdt waits for that.
         while lines.print_lines():
+            lines.done_when_printed = command_done.is_set() and not interrupted.is_set()
             if lines.output_closed:
                 raise OutputClosed(_after_output_closed(child, pid, command_done))
             # The first bpftrace ended by itself (bpftrace -p, with the process): so do the others.
@@ -130,7 +135,7 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
                 _trace_loaded(loaded, lines, bpftrace, pid, output, interrupted)
         if lines.output_closed:
             raise OutputClosed(_after_output_closed(child, pid, command_done))
-        if first.process.wait() != 0 and not (interrupted.is_set() or command_done.is_set()):
+        if not (interrupted.is_set() or command_done.is_set()) and first.process.wait() != 0:
             first.messages.join(timeout=1)
             raise ToolError(f"bpftrace exited with status {first.process.returncode} (its message is above)")
         if child is None:
@@ -148,10 +153,11 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
         lines.restore_own_semaphores()
         for tracer in lines.tracers:
             tracer.stopper.send()
-        for tracer in lines.tracers:
+        running = [tracer for tracer in lines.tracers if not lines.done_with(tracer)]
+        for tracer in running:
             tracer.stopper.wait()
         if loaded is not None:
-            for tracer in lines.tracers:
+            for tracer in running:
                 if tracer.reader is not None:
                     tracer.reader.join(timeout=2)    # every notice read
             loaded.close()
@@ -289,6 +295,7 @@ class _Output:
         self.stop_requested_at: Optional[float] = None
         self.gate_cpus: Optional[Set[int]] = None     # where usdt closed the gate, if on every CPU
         self.output_closed = False     # standard output's reader has gone: nothing more is printed
+        self.done_when_printed = False     # see done_with()
 
     def add(self, tracer: _Tracer) -> _Tracer:
         self.tracers.append(tracer)
@@ -321,6 +328,8 @@ class _Output:
                 self.taken.extend(self.lines.get(timeout=timeout))
             except queue.Empty:
                 return
+            if not self.taken:
+                return      # woken (waking())
         tracer, item = self.taken.popleft()
         self._handle(tracer, item)
         if not self.taken and self.lines.empty() and not self.output_closed:
@@ -328,6 +337,14 @@ class _Output:
                 self.output.flush()
             except BrokenPipeError:
                 self.output_closed = True
+
+    def waking(self, event: threading.Event) -> Callable[[], None]:
+        """What sets `event` from another thread and wakes the main thread's wait for lines:
+        the command's end is acted on at once, not when the wait times out."""
+        def set_and_wake() -> None:
+            event.set()
+            self.lines.put([])
+        return set_and_wake
 
     def _handle(self, tracer: _Tracer, item: object) -> None:
         self.last_line_at = time.monotonic()
@@ -359,11 +376,17 @@ class _Output:
 
     def print_lines(self) -> bool:
         """Prints what came in the next moment, and what a reading thread handed over with it;
-        False once every bpftrace has ended."""
+        False once usdt is done with every bpftrace."""
         self._next(timeout=0.1)
         while self.taken:
             self._next(timeout=0)
-        return not all(tracer.ended for tracer in self.tracers)
+        return not all(self.done_with(tracer) for tracer in self.tracers)
+
+    def done_with(self, tracer: _Tracer) -> bool:
+        """Whether `tracer` has ended, or with `done_when_printed`, printed all it will: its final
+        counts have come and every line handed over with them has been handled."""
+        return tracer.ended or self.done_when_printed and not self.taken \
+            and self.output.final_counts_read(tracer.number)
 
     def _before_attached(self, tracer: _Tracer, item: object) -> None:
         """What comes before the READY line is printed after it, but for hits fired before it. A
@@ -478,13 +501,17 @@ class _Stopper:
 
     def wait(self) -> None:
         """Signals until bpftrace has exited."""
-        while self.tracer.poll() is None:
+        while True:
             self.send()
-            time.sleep(0.05)
+            try:
+                self.tracer.wait(timeout=0.05)
+                return
+            except subprocess.TimeoutExpired:
+                pass
 
 
-def _start(command: Sequence[str], done: threading.Event, stdout=None) -> subprocess.Popen:
-    """Runs the command; `done` is set when it ends."""
+def _start(command: Sequence[str], done: Callable[[], None], stdout=None) -> subprocess.Popen:
+    """Runs the command; `done` is called when it ends."""
     try:
         child = subprocess.Popen(command, stdout=stdout)
     except OSError as error:
@@ -492,17 +519,17 @@ def _start(command: Sequence[str], done: threading.Event, stdout=None) -> subpro
 
     def stop_when_done() -> None:
         child.wait()
-        done.set()
+        done()
     _start_thread(stop_when_done)
     return child
 
 
-def _watch_process(pid: int, done: threading.Event) -> None:
-    """`done` is set when process `pid` ends."""
+def _watch_process(pid: int, done: Callable[[], None]) -> None:
+    """`done` is called when process `pid` ends."""
     try:
         descriptor = os.pidfd_open(pid)
     except ProcessLookupError:
-        done.set()
+        done()
         return
 
     def wait() -> None:
@@ -510,7 +537,7 @@ def _watch_process(pid: int, done: threading.Event) -> None:
             select.select([descriptor], [], [])
         finally:
             os.close(descriptor)
-        done.set()
+        done()
     _start_thread(wait)
 
 

@@ -5,6 +5,7 @@ default directories, the order ld.so(8) describes; the interpreter (PT_INTERP) c
 And the file an operand names: a name without a '/' is looked up on PATH, as execvp(3) runs it.
 """
 
+import functools
 import os
 import shutil
 import subprocess
@@ -111,8 +112,10 @@ def _loadable(candidate: str, main: elf.Linkage) -> bool:
     return (linkage.elf_class, linkage.machine) == (main.elf_class, main.machine)
 
 
+@functools.lru_cache(maxsize=1)
 def _ldconfig_cache() -> Dict[str, List[str]]:
-    """`ldconfig -p`: library name -> paths, every architecture's (_loadable picks)."""
+    """`ldconfig -p`: library name -> paths, every architecture's (_loadable picks); read once,
+    as a trace starts (the command's libraries, then bpftrace's)."""
     ldconfig = shutil.which("ldconfig") or next(
         (path for path in ("/sbin/ldconfig", "/usr/sbin/ldconfig") if os.access(path, os.X_OK)), None)
     if ldconfig is None:
