@@ -12,10 +12,10 @@ Adds USDT probes, declared in DTrace provider files, to a target::
 
 For each ``<name>.d`` it generates, at build time, ``<name>.h``: the probes, as macros
 named as systemtap's ``dtrace -h`` names them and as a typed C++ API, with their
-semaphores and everything else they need, so the header is all ``<target>`` gets. It
-compiles as C and as C++, whatever languages ``<target>`` and its directory use, and its
-directory is added to the target's include path. Nothing is linked, so installing and
-exporting ``<target>`` needs nothing of usdt. How it regenerates, which preprocessor, assembler
+semaphores. It compiles as C and as C++, whatever languages ``<target>`` and its directory
+use; its directory is added to the target's include path, and so is, privately, the
+directory of usdt's runtime headers, which it includes (a ``PUBLIC`` header carries them
+instead). Nothing is linked, so installing and exporting ``<target>`` needs nothing of usdt. How it regenerates, which preprocessor, assembler
 check and Python it runs: docs/cmake.md, "usdt_add_provider".
 
 ``<target>``
@@ -346,6 +346,14 @@ function(usdt_add_provider target)
   if(arg_NO_SEMAPHORES)
     set(flavour_option --no-semaphores)
   endif()
+  # A header that only the target's own sources read includes usdt's runtime headers, from a
+  # private include directory that installing or exporting the target leaves behind; a PUBLIC
+  # one, which other targets and installed headers include, carries them.
+  set(runtime_option "")
+  if(NOT arg_PUBLIC)
+    set(runtime_option --include-runtime)
+    target_include_directories("${target}" PRIVATE "${generator_root}/runtime/include")
+  endif()
   # The .d files of this call and of earlier calls on the target, whose stems name their headers.
   get_target_property(earlier_files "${target}" _USDT_PROVIDER_FILES)
   if(NOT earlier_files)
@@ -425,7 +433,7 @@ function(usdt_add_provider target)
       BYPRODUCTS "${header}" ${scripts}
       COMMAND "${python}" ${python_options} -m usdtgen "${provider_file}"
               --header "${header}" ${script_options} --stamp "${stamp}" ${depfile_option} ${preprocessor}
-              ${flavour_option} ${preprocessor_options}
+              ${flavour_option} ${runtime_option} ${preprocessor_options}
       DEPENDS "${provider_file}" ${generator_files}
       ${depfile_arguments}
       WORKING_DIRECTORY "${generator_root}"

@@ -34,7 +34,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         try:
             texts = pipeline.generate(arguments.input, arguments.cc or ["cc"], cpp_options, not arguments.no_semaphores,
                                       preprocessing=pipeline.preprocessing_for(arguments.cpp_options),
-                                      kinds=tuple(outputs)).outputs
+                                      kinds=tuple(outputs), include_runtime=arguments.include_runtime).outputs
         except errors.FAILURES as failure:
             for path in removed_on_error.values():
                 files.remove_stale(path)
@@ -102,6 +102,7 @@ def _parse_arguments(argv: Optional[List[str]]) -> argparse.Namespace:
     cli = _argument_parser()
     arguments = cli.parse_args(argv)
     generating = [arguments.input, arguments.depfile, arguments.cpp_options, arguments.no_semaphores,
+                  arguments.include_runtime,
                   *(getattr(arguments, kind) for kind in render.TEMPLATES)]
     if arguments.check_unique and any(generating):
         cli.error("--check-unique generates nothing: give it no other FILE.d, output, -I, -D, -U or "
@@ -130,6 +131,9 @@ def _argument_parser() -> argparse.ArgumentParser:
                           "--cc=ccache --cc=gcc --cc=--sysroot=DIR (default: cc)")
     cli.add_argument("--stamp", metavar="FILE",
                      help="touch this file after each successful run, whether or not an output changed")
+    cli.add_argument("--include-runtime", action="store_true",
+                     help="the header includes usdt's runtime headers (<usdt/usdt_site.h>; in C++ "
+                          "<usdt/usdt_cxx_api.h>), which the include path must reach, instead of carrying them")
     cli.add_argument("--no-semaphores", action="store_true",
                      help="probes get no semaphore unless a '#pragma usdt semaphore' names them")
     cli.add_argument("-I", "-D", "-U", dest="cpp_options", action=_PreprocessorOption, default=[],

@@ -1,5 +1,5 @@
-"""What provider.h.j2 prints for a probe and its arguments: its argument specs on each target
-(targets.py's table), the C macros' site arguments and the C++ API's pieces. Each function is a
+"""What provider.h.j2 prints for a probe and its arguments: its argument specs, the C macros' site
+arguments and the C++ API's pieces. Each function is a
 Jinja filter of that template (`{{ probe | macro_operands }}`).
 
 Argument lists the header prints on one line are joined here: a template loop per list and
@@ -7,10 +7,9 @@ probe costs far more than a join, and the header has several lists per probe.
 """
 
 import re
-from typing import List, Tuple
+from typing import List
 
-from . import targets
-from .model import Argument, Probe, ProviderFile
+from .model import Argument, Probe
 from .types import Kind
 
 # Not `*`: a declared type the note records, `char *`, is spelled `char \052`, out of the reach
@@ -58,25 +57,17 @@ def slot_member(argument: Argument) -> str:
 
 
 def spec_macro_name(probe: Probe) -> str:
-    """The macro holding the probe's argument specs, finished for the target being compiled for
-    (spec_chain). Unique in a file as the probe's semaphore name is (checks)."""
+    """The macro holding the probe's argument specs (spec_definition). Unique in a file as the
+    probe's semaphore name is (checks)."""
     return f"_USDT_SPEC_{probe.provider}_{probe.name}"
 
 
-def spec_chain(model: ProviderFile) -> List[Tuple[str, List[str]]]:
-    """The header's one #if chain of argument specs, a branch per row of targets.TARGETS: its
-    directive (`#elif defined(__i386__) /* i386 */`), then a definition per probe,
-    `#define _USDT_SPEC_p_x "-4@8({|%%}%k0)"`: the note's argument string as the site's asm
-    template spells it there."""
-    branches = []
-    for number, target in enumerate(targets.TARGETS):
-        if target.condition is None:
-            directive = "#else"
-        else:
-            directive = f"#{'elif' if number else 'if'} {target.condition}"
-        branches.append((f"{directive} /* {target.name} */",
-                         [f'#define {spec_macro_name(probe)} "{target.probe_spec(probe)}"' for probe in model.probes]))
-    return branches
+def spec_definition(probe: Probe) -> str:
+    """`#define _USDT_SPEC_p_x _USDT_ARGSPEC(i32, 0) " " _USDT_ARGSPEC(address, 1)`: the note's
+    argument string, each argument's spec as usdt/usdt_site.h spells it for the target being
+    compiled for."""
+    specs = ' " " '.join(f"_USDT_ARGSPEC({slot_member(argument)}, {argument.index})" for argument in probe.arguments)
+    return f"#define {spec_macro_name(probe)} {specs or chr(34) * 2}"
 
 
 def enabled_expression(probe: Probe) -> str:
@@ -205,6 +196,6 @@ def cxx_operands(probe: Probe) -> str:
 
 
 FILTERS = {function.__name__: function for function in (
-    spec_macro_name, spec_chain, enabled_expression, site_macro_name, site_semaphore, site_description, macro_parameters,
+    spec_macro_name, spec_definition, enabled_expression, site_macro_name, site_semaphore, site_description, macro_parameters,
     macro_checks, macro_declarations, macro_operands, cxx_parameters, cxx_string_buffer, cxx_string_arguments,
     cxx_string_text, cxx_declarations, cxx_operands)}

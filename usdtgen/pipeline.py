@@ -38,11 +38,11 @@ class Generated:
 
 def generate(path: str, compiler: Sequence[str] = ("cc",), cpp_options: Sequence[str] = (), semaphores: bool = True,
              preprocessing: Preprocessing = Preprocessing.WHEN_DIRECTIVES, kinds: Iterable[str] = tuple(render.TEMPLATES),
-             providers_required: bool = True) -> Generated:
+             providers_required: bool = True, include_runtime: bool = False) -> Generated:
     """The model of the provider file at `path` and its rendered outputs of `kinds`. Raises one
-    of errors.FAILURES. The other parameters are build_model()'s."""
+    of errors.FAILURES. `include_runtime` is render()'s; the other parameters are build_model()'s."""
     provider_file = build_model(path, compiler, cpp_options, semaphores, preprocessing, providers_required)
-    return Generated(provider_file, render.render(provider_file, kinds))
+    return Generated(provider_file, render.render(provider_file, kinds, include_runtime))
 
 
 @dataclass(frozen=True)

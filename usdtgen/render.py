@@ -28,10 +28,12 @@ TEMPLATES = {
 }
 
 
-def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES)) -> Dict[str, str]:
-    """Returns the text of each output kind in `kinds`, keys of TEMPLATES."""
+def render(model: ProviderFile, kinds: Iterable[str] = tuple(TEMPLATES), include_runtime: bool = False) -> Dict[str, str]:
+    """Returns the text of each output kind in `kinds`, keys of TEMPLATES. `include_runtime`: the
+    header includes the runtime headers (from the include path usdt_add_provider gives its
+    target) instead of carrying them."""
     runtime_header = runtime_text(RUNTIME_HEADERS)
-    context = {"model": model, "version": VERSION, "runtime_header": runtime_header,
+    context = {"model": model, "version": VERSION, "include_runtime": include_runtime, "runtime_header": runtime_header,
                "runtime_cxx_header": runtime_text(RUNTIME_CXX_HEADERS), "abi_version": _abi_version(runtime_header)}
     return {kind: _environment().get_template(TEMPLATES[kind]).render(context) for kind in kinds}
 

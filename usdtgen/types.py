@@ -1,7 +1,7 @@
 """Decides what a declared D argument type becomes: its C type, note size and signedness.
 
 Linux is LP64 on its 64-bit targets and ILP32 on its 32-bit ones: pointers, `long` and
-`size_t` are pointer-sized (4 or 8 bytes, each target's word size in targets.py), every
+`size_t` are pointer-sized (4 or 8 bytes: usdt/usdt_site.h's _USDT_ARGSPEC_word), every
 other type has one size everywhere. The declared type, not the caller's expression, decides
 the argument spec.
 """

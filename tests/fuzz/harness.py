@@ -41,12 +41,11 @@ DESCRIPTION = re.compile(rf'"{_DESCRIPTION_STRING}(?:, {_DESCRIPTION_STRING})*"'
 STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 # What the provider, probe and semaphore names in a site's strings may be made of.
 SITE_STRING = re.compile(r"[A-Za-z0-9_]*")
-# Each probe's argument specs, defined once per target the header's #if chain tells apart:
-# `#define _USDT_SPEC_p_x "-4@{|%%}%k0 8@{|%%}%1"`, `"-4@[%0, #0]"`, `"-4@0(%0)"`.
-SPEC_DEFINITION = re.compile(r'^#define (_USDT_SPEC_\w+) "([^"\n]*)"$', re.MULTILINE)
+# Each probe's argument specs, defined once, as the runtime spells each argument's for the target:
+# `#define _USDT_SPEC_p_x _USDT_ARGSPEC(i32, 0) " " _USDT_ARGSPEC(address, 1)`, or `""`.
+SPEC_DEFINITION = re.compile(r'^#define (_USDT_SPEC_\w+) (.*)$', re.MULTILINE)
 SPEC_NAME = re.compile(r"\b_USDT_SPEC_\w+")
-_SPEC_OPERAND = r"(?:(?:\{\|%%\})?%k?\d+|\d+\((?:\{\|%%\})?%k?0\)|\[%0, #\d+\])"
-SPEC_STRING = re.compile(rf"(?:-?[1248]@{_SPEC_OPERAND}(?: -?[1248]@{_SPEC_OPERAND})*)?")
+ARGUMENT_SPEC = re.compile(r"_USDT_ARGSPEC\((i8|u8|i16|u16|i32|u32|i64|u64|word|uword|flag|address), (\d+)\)")
 ARGUMENT_C_TYPES = re.compile(r"(?:(?:unsigned |signed )?(?:char|short|int|long|long long)|"
                               r"u?int(?:8|16|32|64|ptr|max)_t|s?size_t|ptrdiff_t|[pug]id_t|mode_t|off_t|"
                               r"time_t|bool|const char \*|const volatile void \*)")
@@ -245,11 +244,13 @@ def injection_problem(outcome: Outcome) -> Optional[str]:
     defined = Counter(name for name, _ in definitions)
     counts = {name: defined[name] for name in used}
     per_site = set(counts.values())
-    if len(used) != len(sites) or len(per_site) != 1 or 0 in per_site or sum(counts.values()) != len(definitions):
-        return f"argument spec definitions {counts} for {len(sites)} sites: not each site's, once per target"
+    if len(used) != len(sites) or per_site != {1} or sum(counts.values()) != len(definitions):
+        return f"argument spec definitions {counts} for {len(sites)} sites: not each site's, once"
     for _, spec in definitions:
-        if not SPEC_STRING.fullmatch(spec):
-            return f"argument specs {spec!r} hold more than sizes and operands"
+        specs = spec.split(' " " ') if spec != '""' else []
+        matches = [ARGUMENT_SPEC.fullmatch(one) for one in specs]
+        if not all(matches) or [int(match[2]) for match in matches] != list(range(len(specs))):
+            return f"argument specs {spec!r} are not each argument's, in order"
     descriptions = DESCRIPTION_LINE.findall(outcome.texts["header"])
     if len(descriptions) != len(sites):
         return f"{len(descriptions)} site descriptions in the header for {len(sites)} sites"

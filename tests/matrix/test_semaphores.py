@@ -33,7 +33,7 @@ import bpftrace_attach
 import build
 from cells import LINKERS
 from test_matrix import parse_arguments
-from usdt_testing import fresh_directory, main, require_tracer
+from usdt_testing import fresh_directory, main, probe_flags, require_tracer
 
 PROBE = "semaphores:guarded"
 HIT = f"HIT {PROBE}|42"
@@ -74,7 +74,7 @@ def build_program(program: Program, inputs: build.Inputs, directory: Path) -> Bu
     directory.mkdir(parents=True)
     commands = build._Commands(directory)
     compiler = COMPILERS[program.linker]
-    flags = [*build.WARNINGS, "-O2", f"-I{inputs.generated}"]
+    flags = [*build.WARNINGS, "-O2", *probe_flags(), f"-I{inputs.generated}"]
     position = "-fno-pie" if program.link in ("nopie", "static") else "-fPIE"
     library = directory / "libsemaphores.so"
     probe_code = directory / "probe.o"

@@ -187,7 +187,20 @@ class CallTest(SharedBuildTestCase):
         (self.source / "other" / "ticks.c").write_text('#include "probes.h"\n'
                                                        "int ticks(void) { DEMO_TOCK(2u); return 2; }\n")
         self.build_and_run("library_in_subdirectory")
-        self.assertTrue((self.build_directory / "other" / "ticks.usdt" / "probes.h").is_file())
+        public_header = self.build_directory / "other" / "ticks.usdt" / "probes.h"
+        # PUBLIC: other targets and installed headers include it, without usdt's include path.
+        self.assertIn("\n#define USDT_ABI_VERSION ", public_header.read_text())
+        self.assertNotIn("#include <usdt/", public_header.read_text())
+
+    def test_a_header_of_the_target_alone_includes_the_runtime(self):
+        # The runtime headers from the include directory usdt_add_provider gives the target: the
+        # header carries only its probes (issue 33: at most 150 lines for one probe).
+        self.write_provider(GOOD)
+        self.build_and_run("default")
+        header = self.header.read_text()
+        self.assertIn("\n#include <usdt/usdt_site.h>\n", header)
+        self.assertNotIn("#define USDT_ABI_VERSION", header)
+        self.assertLessEqual(len(header.splitlines()), 150)
 
 
 # Imported when run by Python, whatever the caller's directories hold: each writes a marker

@@ -197,7 +197,7 @@ class PreprocessorTest(CliTestCase):
                                "provider myapp { probe start(request_id id); };\n")
         result, contents = self.generate()
         self.assertSucceeded(result, contents)
-        self.assertIn(b'#define _USDT_SPEC_myapp_start "8@{|%%}%0"\n', contents["header"])
+        self.assertIn(b'#define _USDT_SPEC_myapp_start _USDT_ARGSPEC(u64, 0)\n', contents["header"])
         self.assertIn(b"((_USDT_ARG(u64, uint64_t, arg0)))", contents["header"])
 
     def test_include_with_I_option(self):
@@ -205,7 +205,7 @@ class PreprocessorTest(CliTestCase):
         self.write("probes.d", '#include "types.h"\nprovider p { probe x(small_t v); };\n')
         result, contents = self.generate("probes.d", "-I", "inc")
         self.assertSucceeded(result, contents)
-        self.assertIn(b'#define _USDT_SPEC_p_x "-1@{|%%}%k0"\n', contents["header"])
+        self.assertIn(b'#define _USDT_SPEC_p_x _USDT_ARGSPEC(i8, 0)\n', contents["header"])
         self.assertIn(b"((_USDT_ARG(i8, int8_t, arg0)))", contents["header"])
 
     def test_D_option(self):
@@ -214,9 +214,9 @@ class PreprocessorTest(CliTestCase):
         _, default = self.generate(output="default")
         result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t", output="defined")
         self.assertSucceeded(result, defined)
-        self.assertIn(b'#define _USDT_SPEC_p_x "-4@{|%%}%k0"\n', default["header"])
+        self.assertIn(b'#define _USDT_SPEC_p_x _USDT_ARGSPEC(i32, 0)\n', default["header"])
         self.assertIn(b"((_USDT_ARG(i32, int, arg0)))", default["header"])
-        self.assertIn(b'#define _USDT_SPEC_p_x "2@{|%%}%k0"\n', defined["header"])
+        self.assertIn(b'#define _USDT_SPEC_p_x _USDT_ARGSPEC(u16, 0)\n', defined["header"])
         self.assertIn(b"((_USDT_ARG(u16, uint16_t, arg0)))", defined["header"])
 
     def test_D_and_U_options_reach_a_file_without_directives(self):
@@ -224,7 +224,7 @@ class PreprocessorTest(CliTestCase):
         self.write("probes.d", "provider p { probe x(ID_TYPE id); };\n")
         result, defined = self.generate("probes.d", "-DID_TYPE=uint16_t")
         self.assertSucceeded(result, defined)
-        self.assertIn(b'#define _USDT_SPEC_p_x "2@{|%%}%k0"\n', defined["header"])
+        self.assertIn(b'#define _USDT_SPEC_p_x _USDT_ARGSPEC(u16, 0)\n', defined["header"])
         self.assertIn(b"((_USDT_ARG(u16, uint16_t, arg0)))", defined["header"])
         result, undefined = self.generate("probes.d", "-DID_TYPE=uint16_t", "-UID_TYPE", output="undefined")
         self.assertIn("unknown type", result.stderr)

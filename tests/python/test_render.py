@@ -56,12 +56,28 @@ class HeaderTest(unittest.TestCase):
         self.assertNotIn("#include <usdt/", self.header)
         # The C++ part only where the version matches, and only for C++.
         self.assertIn(
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 12\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 13\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
             "#elif defined(__cplusplus)\n"
             "/* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h ", self.header)
         self.assertIn(runtime_cxx_header + "\n#endif\n", self.header)
+
+    def test_includes_the_runtime_headers_when_asked(self):
+        # usdt_add_provider's header for its target alone: the same version check, after the C part.
+        header = render.render(model.build(parse(PROVIDERS, "app-probes.d"), "app-probes.d", "app-probes.d"),
+                               ["header"], include_runtime=True)["header"]
+        self.assertNotIn("#define USDT_ABI_VERSION", header)
+        self.assertIn(
+            "#include <usdt/usdt_site.h>\n"
+            "/* The runtime headers on the include path are of another usdt version, or another generated\n"
+            "   header carrying them came first in this translation unit. */\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 13\n"
+            '#error "app-probes.h was generated for another version of usdt/usdt.h: '
+            'regenerate it from app-probes.d"\n'
+            "#elif defined(__cplusplus)\n"
+            "#include <usdt/usdt_cxx_api.h>\n"
+            "#endif\n", header)
 
     def test_semaphores_are_declared_and_defined(self):
         self.assertLines(

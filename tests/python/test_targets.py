@@ -1,20 +1,27 @@
-"""Unit tests of usdtgen.targets: on each target, the argument specs the generated header's #if chain
-picks, printed as that target's compiler prints the site's asm template, are the notes its tracers
-parse (docs/internals.md, "Targets"; the forms tests/cross/targets.py checks in real builds), with
-each declared type's size and sign there, and name the argument the site passes as usdt/usdt_site.h
-passes it (a register per argument, or a slot of the argument block)."""
+"""Unit tests of the argument specs of a generated header's probes on each target: a probe's
+_USDT_SPEC_ macro (header_view.spec_definition), expanded by the preprocessor as usdt/usdt_site.h's
+_USDT_ARGSPEC spells it for the target, and printed as that target's compiler prints the site's
+asm template, is the note its tracers parse (docs/internals.md, "Targets"; the forms
+tests/cross/targets.py checks in real builds), with each declared type's size and sign there
+(types.py's), and names the argument the site passes as usdt/usdt_site.h passes it (a register
+per argument, or a slot of the argument block)."""
 
+import ast
 import re
+import shutil
+import subprocess
 import unittest
 from dataclasses import dataclass
 from pathlib import Path
-from typing import FrozenSet, Optional, Tuple
+from typing import Optional, Tuple
 
 import usdt_testing
-from usdtgen import header_view, model, notes, targets
+from usdtgen import header_view, model, notes
 from usdtgen.parser import parse
 
-USDT_SITE_H = Path(__file__).resolve().parents[2] / "runtime" / "include" / "usdt" / "usdt_site.h"
+RUNTIME_INCLUDE = Path(__file__).resolve().parents[2] / "runtime" / "include"
+# What every target's compiler predefines that the runtime tests, besides its own macros.
+LINUX_GCC = ("__linux__", "__ELF__", "__GNUC__=12")
 
 
 def provider_file(text):
@@ -38,7 +45,7 @@ X86_32_BIT_NAMES = ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp", "r8d", "r9d
 class Compiler:
     """A compiler for one target, as far as a site's argument specs see it."""
     name: str
-    macros: FrozenSet[str]       # what the chain's conditions test: predefined, or usdt/usdt.h's
+    macros: Tuple[str, ...]      # what it predefines that usdt/usdt.h tests (`-D` options), but LINUX_GCC
     word_size: int
     registers: Tuple[str, ...]   # what `%N` prints for operand N: registers it gives operands
     operand: str                 # one spec's operand, as the target's tracers parse it
@@ -69,6 +76,8 @@ def x86(name, macros, intel_syntax=False, intel_half=None, att_only=False):
     """An x86 compiler: registers print with their `%` in AT&T syntax, without under -masm=intel;
     Clang before 14 prints AT&T syntax whatever -masm says, yet takes the Intel half of an
     alternative (usdt/usdt.h then defines _USDT_ATT_ONLY)."""
+    word_size = 8 if name.startswith("x86-64") else 4
+    macros = (*macros, f"__SIZEOF_POINTER__={word_size}", *(("__clang__", "__clang_major__=13") if att_only else ()))
     percent = "" if intel_syntax else "%"
     if name.startswith("x86-64"):
         registers = tuple(percent + register for register in X86_64_REGISTERS)
@@ -77,52 +86,56 @@ def x86(name, macros, intel_syntax=False, intel_half=None, att_only=False):
     else:
         registers = ()
         shape = dict(word_size=4, operand=r"(?P<offset>\d+)\(%e(?:[a-d]x|si|di|bp)\)", block=True)
-    return Compiler(name, frozenset(macros) | ({"_USDT_ATT_ONLY"} if att_only else set()), registers=registers,
+    return Compiler(name, macros, registers=registers,
                     narrow_registers=tuple(percent + register for register in X86_32_BIT_NAMES),
                     intel_half=intel_syntax if intel_half is None else intel_half, **shape)
 
 
+LP64 = "__SIZEOF_POINTER__=8"
 COMPILERS = (
-    x86("x86-64", {"__x86_64__"}),
-    x86("x86-64, -masm=intel", {"__x86_64__"}, intel_syntax=True),
-    x86("x86-64, Clang 13", {"__x86_64__"}, att_only=True),
-    x86("x86-64, Clang 13, -masm=intel", {"__x86_64__"}, intel_half=True, att_only=True),
-    x86("i386", {"__i386__"}),
-    x86("i386, -masm=intel", {"__i386__"}, intel_syntax=True),
-    x86("i386, Clang 13", {"__i386__"}, att_only=True),
-    x86("i386, Clang 13, -masm=intel", {"__i386__"}, intel_half=True, att_only=True),
+    x86("x86-64", ("__x86_64__",)),
+    x86("x86-64, -masm=intel", ("__x86_64__",), intel_syntax=True),
+    x86("x86-64, Clang 13", ("__x86_64__",), att_only=True),
+    x86("x86-64, Clang 13, -masm=intel", ("__x86_64__",), intel_half=True, att_only=True),
+    x86("i386", ("__i386__",)),
+    x86("i386, -masm=intel", ("__i386__",), intel_syntax=True),
+    x86("i386, Clang 13", ("__i386__",), att_only=True),
+    x86("i386, Clang 13, -masm=intel", ("__i386__",), intel_half=True, att_only=True),
     # r0 always (usdt/usdt_site.h): gdb reads `fp` as its frame base, and no bare `ip` or `lr`.
-    Compiler("32-bit ARM", {"__arm__"}, 4, ("r0",), r"\[r0, #(?P<offset>\d+)\]", block=True),
+    Compiler("32-bit ARM", ("__arm__", "__SIZEOF_POINTER__=4"), 4, ("r0",), r"\[r0, #(?P<offset>\d+)\]", block=True),
     # x registers, never their `w` half: libbpf and perf parse only x registers.
-    Compiler("aarch64", {"__aarch64__"}, 8, tuple(f"x{n}" for n in range(14)), r"x(?:[0-9]|[12][0-9]|30)"),
-    Compiler("riscv64", {"__riscv"}, 8, ("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s1", "s2", "t0", "t1", "sp",
+    Compiler("aarch64", ("__aarch64__", LP64), 8, tuple(f"x{n}" for n in range(14)), r"x(?:[0-9]|[12][0-9]|30)"),
+    Compiler("riscv64", ("__riscv", "__riscv_xlen=64", LP64), 8, ("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s1", "s2", "t0", "t1", "sp",
                                         "ra"), r"(?:ra|sp|gp|tp|t[0-6]|s[0-9]|s1[01]|a[0-7])"),
     # A bare register number, as gdb and perf parse it.
-    Compiler("ppc64", {"__powerpc64__"}, 8, tuple(str(n) for n in range(3, 17)), r"(?:[0-9]|[12][0-9]|3[01])"),
-    Compiler("s390x, optimized", {"__s390x__", "__OPTIMIZE__"}, 8, tuple(f"%r{n}" for n in range(1, 15)),
+    Compiler("ppc64", ("__powerpc64__", LP64), 8, tuple(str(n) for n in range(3, 17)), r"(?:[0-9]|[12][0-9]|3[01])"),
+    Compiler("s390x, optimized", ("__s390x__", "__OPTIMIZE__", LP64), 8, tuple(f"%r{n}" for n in range(1, 15)),
              r"%r(?:[0-9]|1[0-5])"),
     # The block's register is an address register: never %r0, which means "no base" there.
-    Compiler("s390x, unoptimized", {"__s390x__"}, 8, ("%r1",), r"(?P<offset>\d+)\(%r(?:[1-9]|1[0-5])\)",
+    Compiler("s390x, unoptimized", ("__s390x__", LP64), 8, ("%r1",), r"(?P<offset>\d+)\(%r(?:[1-9]|1[0-5])\)",
              block=True),
-    Compiler("mips64", {"__mips__"}, 8, tuple(f"${n}" for n in range(2, 16)), r"\$(?:[0-9]|[12][0-9]|3[01]|sp|fp)"),
+    Compiler("mips64", ("__mips__", "_ABI64=3", "_MIPS_SIM=3", LP64), 8, tuple(f"${n}" for n in range(2, 16)), r"\$(?:[0-9]|[12][0-9]|3[01]|sp|fp)"),
 )
 
 
-def holds(condition: str, macros: FrozenSet[str]) -> bool:
-    """A preprocessor condition made of defined(), &&, || and !, where `macros` are defined."""
-    python = re.sub(r"defined\((\w+)\)", lambda match: str(match[1] in macros), condition)
-    return eval(python.replace("&&", " and ").replace("||", " or ").replace("!", " not "))
+def preprocessed(compiler: Compiler, lines: str) -> str:
+    """`lines` after usdt/usdt_site.h, as the compiler's preprocessor expands them."""
+    command = [shutil.which("cpp") or "cpp", "-undef", "-P", f"-I{RUNTIME_INCLUDE}",
+               *(f"-D{macro}" for macro in LINUX_GCC + compiler.macros)]
+    return subprocess.run(command, input="#include <usdt/usdt_site.h>\n" + lines, capture_output=True, text=True,
+                          check=True).stdout
 
 
-def chosen(compiler: Compiler) -> targets.Target:
-    """The row of the generated header's chain that the compiler's preprocessor takes."""
-    return next(target for target in targets.TARGETS
-                if target.condition is None or holds(target.condition, compiler.macros))
+def expanded_spec(compiler: Compiler, probe) -> str:
+    """The probe's _USDT_SPEC_ macro, as the site's asm template gets it on the target."""
+    output = preprocessed(compiler, f"{header_view.spec_definition(probe)}\nspec: {header_view.spec_macro_name(probe)}\n")
+    literals = re.search(r"^spec: (.*)$", output, re.MULTILINE)[1]
+    return ast.literal_eval(literals)     # adjacent string literals, joined as C joins them
 
 
 class SpecTest(unittest.TestCase):
     def notes_argument_string(self, compiler, probe=PROBE):
-        return compiler.printed(chosen(compiler).probe_spec(probe))
+        return compiler.printed(expanded_spec(compiler, probe))
 
     def test_each_argument_is_where_its_tracers_read_it_with_its_size_and_sign(self):
         for compiler in COMPILERS:
@@ -132,6 +145,8 @@ class SpecTest(unittest.TestCase):
                 for index, spec in enumerate(specs):
                     size, signed, floating, operand = notes.parse_spec(spec)
                     self.assertEqual(spec.split("@")[0], SIZES[compiler.word_size][index], spec)
+                    argument = PROBE.arguments[index]
+                    self.assertEqual((size, signed), (argument.type.note_size(compiler.word_size), argument.type.signed))
                     self.assertFalse(floating)
                     narrow = size < 8 and compiler.narrow_operand is not None
                     form = compiler.narrow_operand if narrow else compiler.operand
@@ -159,35 +174,16 @@ class SpecTest(unittest.TestCase):
                 self.assertEqual(self.notes_argument_string(compiler, NO_ARGUMENTS), "")
 
     def test_the_argument_block_is_where_the_runtime_passes_one(self):
-        # usdt/usdt_site.h defines _USDT_BLOCK_CONSTRAINT, for its sites, under its own conditions.
-        conditions = re.findall(r"^#(?:el)?if (.*)\n#define _USDT_BLOCK_CONSTRAINT ", USDT_SITE_H.read_text(),
-                                re.MULTILINE)
-        self.assertEqual(len(conditions), 3)
         for compiler in COMPILERS:
             with self.subTest(compiler=compiler.name):
-                runtime_passes_block = any(holds(condition, compiler.macros) for condition in conditions)
-                self.assertEqual(runtime_passes_block, compiler.block)
-                self.assertEqual(chosen(compiler).block_slot is not None, compiler.block)
+                output = preprocessed(compiler, "block: _USDT_BLOCK_CONSTRAINT\n")
+                self.assertEqual("block: _USDT_BLOCK_CONSTRAINT" not in output, compiler.block)
 
-    def test_the_last_row_is_every_other_target(self):
-        self.assertEqual([target.condition is None for target in targets.TARGETS],
-                         [False] * (len(targets.TARGETS) - 1) + [True])
-
-
-class ChainTest(unittest.TestCase):
-    def test_one_branch_per_target_each_defining_every_probes_specs(self):
-        chain = header_view.spec_chain(EVERY_KIND)
-        self.assertEqual([directive.split()[0] for directive, _ in chain],
-                         ["#if"] + ["#elif"] * (len(targets.TARGETS) - 2) + ["#else"])
-        for (directive, definitions), target in zip(chain, targets.TARGETS):
-            self.assertIn(f"/* {target.name} */", directive)
-            self.assertEqual(definitions, ['#define _USDT_SPEC_p_x "' + target.probe_spec(PROBE) + '"',
-                                           '#define _USDT_SPEC_p_none ""'])
-
-    def test_x86_64s_branch(self):
-        directive, definitions = header_view.spec_chain(provider_file("provider p { probe x(int8_t a, long b); };"))[0]
-        self.assertEqual(directive, "#if defined(__x86_64__) && !defined(_USDT_ATT_ONLY) /* x86-64 */")
-        self.assertEqual(definitions, ['#define _USDT_SPEC_p_x "-1@{|%%}%k0 -8@{|%%}%1"'])
+    def test_a_probe_has_one_spec_definition_for_every_target(self):
+        x = provider_file("provider p { probe x(int8_t a, long b, const char *c); };").probes[0]
+        self.assertEqual(header_view.spec_definition(x), '#define _USDT_SPEC_p_x _USDT_ARGSPEC(i8, 0) " " '
+                                                         '_USDT_ARGSPEC(word, 1) " " _USDT_ARGSPEC(address, 2)')
+        self.assertEqual(header_view.spec_definition(NO_ARGUMENTS), '#define _USDT_SPEC_p_none ""')
 
 
 if __name__ == "__main__":

@@ -32,8 +32,8 @@ SKIP_RETURN_CODE = 77
 
 def probe_flags() -> List[str]:
     """The compiler options probes need from this toolchain, as usdt_add_provider gives its
-    targets (`-DUSDT_UNLINKED_NOTES` with binutils 2.35): for tests that compile probes
-    themselves. tests/CMakeLists.txt finds them."""
+    targets (`-DUSDT_UNLINKED_NOTES` with binutils 2.35, the runtime headers' `-I`): for tests
+    that compile a target's generated header themselves. tests/CMakeLists.txt finds them."""
     return shlex.split(os.environ.get("USDT_TEST_PROBE_FLAGS", ""))
 
 

@@ -1,8 +1,9 @@
 /*
- * usdt/usdt.h: the runtime half of usdt. Every header generated from a .d provider file (by
- * usdt_add_provider() or usdt-dtrace -h) carries a copy of this file, under the same include
- * guard, so it needs no include path or library; application code includes the generated
- * header.
+ * usdt/usdt.h: the runtime half of usdt. A header generated from a .d provider file includes
+ * it, from the include directory usdt_add_provider() gives its target; one that must stand
+ * alone (usdt-dtrace -h's, a PUBLIC one of usdt_add_provider()) carries a copy of it, under the
+ * same include guard, and needs no include path or library. Application code includes the
+ * generated header.
  *
  * What a probe site is (SystemTap SDT v3, the format bpftrace, perf, gdb, bcc, SystemTap
  * and libbpf read; see https://sourceware.org/systemtap/wiki/UserSpaceProbeImplementation):
@@ -20,8 +21,9 @@
  *    argument is in a register on 64-bit targets, and in an argument block whose address is
  *    in a register on 32-bit ones (`-8@16(%eax)`), in the forms each target's tracers parse
  *    (see _USDT_BLOCK_CONSTRAINT): memory operands such as `sym(%rip)`, index forms and
- *    immediates (`$5`) are each misread or skipped by at least one common tracer. The
- *    generated header finishes each probe's specs for every target (its _USDT_SPEC_ macros).
+ *    immediates (`$5`) are each misread or skipped by at least one common tracer.
+ *    usdt/usdt_site.h spells each argument's spec for the target (_USDT_ARGSPEC), which a
+ *    generated header's _USDT_SPEC_ macro names, argument by argument.
  *  - A second note per site, in `.note.usdt`: owner "usdt", type 4, and NUL-terminated
  *    strings: provider, probe name, the .d file's name, then for each argument its name and
  *    type as declared in the .d file and its kind (integer, bool, string or pointer). Tracers
@@ -45,13 +47,13 @@
  * s390x and mips64 (n64). Anywhere else, or with USDT_DISABLE defined, probes compile to
  * nothing but the evaluation of their arguments, and every PROVIDER_PROBE_ENABLED() is 0.
  *
- * The runtime is four files, each included by the next and all embedded in generated headers,
- * in this order: this one (the version, the targets, semaphores, `.stapsdt.base` and the
+ * The runtime is four files, each included by the next (and embedded in that order in a
+ * generated header that stands alone): this one (the version, the targets, semaphores, `.stapsdt.base` and the
  * is-enabled check); usdt/usdt_site.h, the probe site as C and C++ code share it (how a
  * macro's arguments are converted in C and reach the site, the nop and its notes); for C++
  * only, usdt/usdt_cxx.h (the macros' argument checks and conversions in C++) and
- * usdt/usdt_cxx_api.h (the typed C++ API's argument types). A generated header carries
- * the last two only for C++ (`#elif defined(__cplusplus)`). Code that writes a site itself
+ * usdt/usdt_cxx_api.h (the typed C++ API's argument types). A generated header includes or
+ * carries the last two only for C++ (`#elif defined(__cplusplus)`). Code that writes a site itself
  * includes usdt/usdt_site.h; code that only tests USDT_HAVE_PROBES or the version, this file.
  *
  * Everything here is an implementation detail of generated headers, and its names carry a
@@ -85,8 +87,9 @@
     9  sites never read string arguments: memory inputs instead of a memory clobber
    10  split into usdt.h and usdt_cxx.h (C++ only); internals _USDT_; one is-enabled check
    11  _USDT_SITE's description is one finished string literal, not a list for it to stringize
-   12  _USDT_SITE's spec is finished by the generated header, one string literal per target */
-#define USDT_ABI_VERSION 12
+   12  _USDT_SITE's spec is finished by the generated header, one string literal per target
+   13  each argument's spec spelled here (_USDT_ARGSPEC), named by the header's _USDT_SPEC_ */
+#define USDT_ABI_VERSION 13
 
 /* The targets probes are emitted for: those whose tracers read the notes (the reference's
    per-target table says which read what). Linux's ILP32 variants of 64-bit targets (x32,

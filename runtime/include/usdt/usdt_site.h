@@ -66,11 +66,8 @@
 #define _USDT_ADDRESS_ARG(name, type, value) type const name = (value);
 #endif
 
-/* How a probe passes its arguments to its site. Where each one is, as a spec in the note names
-   it, is the generated header's to say: it finishes each probe's specs, one string literal per
-   target, in one #if chain of its _USDT_SPEC_ macros (the table of targets is the generator's,
-   usdtgen/targets.py), so a site takes them as they are. SIZE in a spec says how many bytes
-   tracers read.
+/* How a probe passes its arguments to its site, and where each one is, as its spec in the note
+   names it (_USDT_ARGSPEC below). SIZE in a spec says how many bytes tracers read.
     - 64-bit targets pass each argument in a register ("r"), which a spec names as the compiler
       prints the operand: on x86-64, an argument under 8 bytes by the register's 32-bit name
       (`%r8d`: gdb cannot parse `%r8b`..`%r15b`); elsewhere by the whole register (`x8`: libbpf
@@ -104,6 +101,60 @@
 #define _USDT_ASM_WORD ".4byte"
 #else
 #define _USDT_ASM_WORD ".8byte"
+#endif
+
+/* The spec of argument `index` (a number, 0 to 11) in the note, `[-]SIZE@OPERAND`, by the
+   member of union _usdt_slot that holds it: a generated header's _USDT_SPEC_ macro of a probe is
+   its arguments' specs, `_USDT_ARGSPEC(i32, 0) " " _USDT_ARGSPEC(address, 1)`. The operand is asm
+   template text that the site's asm prints as this target's tracers read it: `%N` the register
+   of the site's operand N (argument N's), `%kN` its 32-bit name on x86; in a block, the
+   argument's slot, at byte 8 * N from the block's register (operand 0). */
+#define _USDT_ARGSPEC(member, index) _USDT_ARGSPEC_##member(index)
+#define _USDT_ARGSPEC_i8(index) "-1@" _USDT_NARROW_OPERAND(index)
+#define _USDT_ARGSPEC_u8(index) "1@" _USDT_NARROW_OPERAND(index)
+#define _USDT_ARGSPEC_flag(index) "1@" _USDT_NARROW_OPERAND(index)
+#define _USDT_ARGSPEC_i16(index) "-2@" _USDT_NARROW_OPERAND(index)
+#define _USDT_ARGSPEC_u16(index) "2@" _USDT_NARROW_OPERAND(index)
+#define _USDT_ARGSPEC_i32(index) "-4@" _USDT_NARROW_OPERAND(index)
+#define _USDT_ARGSPEC_u32(index) "4@" _USDT_NARROW_OPERAND(index)
+#define _USDT_ARGSPEC_i64(index) "-8@" _USDT_OPERAND(index)
+#define _USDT_ARGSPEC_u64(index) "8@" _USDT_OPERAND(index)
+#if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 4
+#define _USDT_ARGSPEC_word(index) "-4@" _USDT_NARROW_OPERAND(index)
+#define _USDT_ARGSPEC_uword(index) "4@" _USDT_NARROW_OPERAND(index)
+#define _USDT_ARGSPEC_address(index) "4@" _USDT_NARROW_OPERAND(index)
+#else
+#define _USDT_ARGSPEC_word(index) "-8@" _USDT_OPERAND(index)
+#define _USDT_ARGSPEC_uword(index) "8@" _USDT_OPERAND(index)
+#define _USDT_ARGSPEC_address(index) "8@" _USDT_OPERAND(index)
+#endif
+#if defined(_USDT_BLOCK_CONSTRAINT)
+#if defined(__i386__)
+#define _USDT_OPERAND(index) _USDT_SLOT_OFFSET_##index "(" _USDT_DIALECTS("", "%%") "%k0)"
+#elif defined(__arm__)
+#define _USDT_OPERAND(index) "[%0, #" _USDT_SLOT_OFFSET_##index "]"
+#else
+#define _USDT_OPERAND(index) _USDT_SLOT_OFFSET_##index "(%0)"
+#endif
+#define _USDT_NARROW_OPERAND(index) _USDT_OPERAND(index)
+#define _USDT_SLOT_OFFSET_0 "0"
+#define _USDT_SLOT_OFFSET_1 "8"
+#define _USDT_SLOT_OFFSET_2 "16"
+#define _USDT_SLOT_OFFSET_3 "24"
+#define _USDT_SLOT_OFFSET_4 "32"
+#define _USDT_SLOT_OFFSET_5 "40"
+#define _USDT_SLOT_OFFSET_6 "48"
+#define _USDT_SLOT_OFFSET_7 "56"
+#define _USDT_SLOT_OFFSET_8 "64"
+#define _USDT_SLOT_OFFSET_9 "72"
+#define _USDT_SLOT_OFFSET_10 "80"
+#define _USDT_SLOT_OFFSET_11 "88"
+#elif defined(__x86_64__)
+#define _USDT_OPERAND(index) _USDT_DIALECTS("", "%%") "%" #index
+#define _USDT_NARROW_OPERAND(index) _USDT_DIALECTS("", "%%") "%k" #index
+#else /* aarch64, riscv64, ppc64, optimized s390x, mips64: the compiler's name, `x5`, `a5`, `9`, `%r2`, `$4` */
+#define _USDT_OPERAND(index) "%" #index
+#define _USDT_NARROW_OPERAND(index) "%" #index
 #endif
 
 #if USDT_HAVE_PROBES

@@ -30,7 +30,7 @@
 /* usdt/usdt.h and usdt/usdt_site.h, embedded here: left out of the golden file */
 
 /* Another generated header, of another usdt version, came first in this translation unit. */
-#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 12
+#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 13
 #error "app-probes.h was generated for another version of usdt/usdt.h: regenerate it from app-probes.d"
 #elif defined(__cplusplus)
 /* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h 0.1.0, embedded: C++ only. */
@@ -62,67 +62,13 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 }
 #endif
 
-/* Each probe's argument specs, as its note records them on the target compiled for, in the forms
-   that target's tracers read (docs/internals.md, "Argument specs"). They are asm template text:
-   `%N` prints the register of the site's operand N, argument N's; where the arguments go in a
-   block (i386, ARM, s390x without optimization), operand 0 is the block's register and argument N
-   is at byte 8 * N; on x86, `{|%%}` puts a `%` before a register under -masm=intel. */
-#if defined(__x86_64__) && !defined(_USDT_ATT_ONLY) /* x86-64 */
-#define _USDT_SPEC_myapp_request__start "8@{|%%}%0 8@{|%%}%1"
-#define _USDT_SPEC_myapp_kinds "-1@{|%%}%k0 4@{|%%}%k1 1@{|%%}%k2 8@{|%%}%3 8@{|%%}%4 -8@{|%%}%5 8@{|%%}%6"
-#define _USDT_SPEC_myapp_seven "-4@{|%%}%k0 -4@{|%%}%k1 -4@{|%%}%k2 -4@{|%%}%k3 -4@{|%%}%k4 -4@{|%%}%k5 2@{|%%}%k6"
-#define _USDT_SPEC_myapp_delete "-4@{|%%}%k0"
-#define _USDT_SPEC_myapp_idle ""
-#define _USDT_SPEC_other_tick "-2@{|%%}%k0"
-#elif defined(__x86_64__) && defined(_USDT_ATT_ONLY) /* x86-64, inline asm in AT&T syntax only */
-#define _USDT_SPEC_myapp_request__start "8@%0 8@%1"
-#define _USDT_SPEC_myapp_kinds "-1@%k0 4@%k1 1@%k2 8@%3 8@%4 -8@%5 8@%6"
-#define _USDT_SPEC_myapp_seven "-4@%k0 -4@%k1 -4@%k2 -4@%k3 -4@%k4 -4@%k5 2@%k6"
-#define _USDT_SPEC_myapp_delete "-4@%k0"
-#define _USDT_SPEC_myapp_idle ""
-#define _USDT_SPEC_other_tick "-2@%k0"
-#elif defined(__i386__) && !defined(_USDT_ATT_ONLY) /* i386 */
-#define _USDT_SPEC_myapp_request__start "8@0({|%%}%k0) 4@8({|%%}%k0)"
-#define _USDT_SPEC_myapp_kinds "-1@0({|%%}%k0) 4@8({|%%}%k0) 1@16({|%%}%k0) 4@24({|%%}%k0) 4@32({|%%}%k0) -4@40({|%%}%k0) 4@48({|%%}%k0)"
-#define _USDT_SPEC_myapp_seven "-4@0({|%%}%k0) -4@8({|%%}%k0) -4@16({|%%}%k0) -4@24({|%%}%k0) -4@32({|%%}%k0) -4@40({|%%}%k0) 2@48({|%%}%k0)"
-#define _USDT_SPEC_myapp_delete "-4@0({|%%}%k0)"
-#define _USDT_SPEC_myapp_idle ""
-#define _USDT_SPEC_other_tick "-2@0({|%%}%k0)"
-#elif defined(__i386__) && defined(_USDT_ATT_ONLY) /* i386, inline asm in AT&T syntax only */
-#define _USDT_SPEC_myapp_request__start "8@0(%k0) 4@8(%k0)"
-#define _USDT_SPEC_myapp_kinds "-1@0(%k0) 4@8(%k0) 1@16(%k0) 4@24(%k0) 4@32(%k0) -4@40(%k0) 4@48(%k0)"
-#define _USDT_SPEC_myapp_seven "-4@0(%k0) -4@8(%k0) -4@16(%k0) -4@24(%k0) -4@32(%k0) -4@40(%k0) 2@48(%k0)"
-#define _USDT_SPEC_myapp_delete "-4@0(%k0)"
-#define _USDT_SPEC_myapp_idle ""
-#define _USDT_SPEC_other_tick "-2@0(%k0)"
-#elif defined(__arm__) /* 32-bit ARM */
-#define _USDT_SPEC_myapp_request__start "8@[%0, #0] 4@[%0, #8]"
-#define _USDT_SPEC_myapp_kinds "-1@[%0, #0] 4@[%0, #8] 1@[%0, #16] 4@[%0, #24] 4@[%0, #32] -4@[%0, #40] 4@[%0, #48]"
-#define _USDT_SPEC_myapp_seven "-4@[%0, #0] -4@[%0, #8] -4@[%0, #16] -4@[%0, #24] -4@[%0, #32] -4@[%0, #40] 2@[%0, #48]"
-#define _USDT_SPEC_myapp_delete "-4@[%0, #0]"
-#define _USDT_SPEC_myapp_idle ""
-#define _USDT_SPEC_other_tick "-2@[%0, #0]"
-#elif defined(__s390x__) && !defined(__OPTIMIZE__) /* s390x without optimization */
-#define _USDT_SPEC_myapp_request__start "8@0(%0) 8@8(%0)"
-#define _USDT_SPEC_myapp_kinds "-1@0(%0) 4@8(%0) 1@16(%0) 8@24(%0) 8@32(%0) -8@40(%0) 8@48(%0)"
-#define _USDT_SPEC_myapp_seven "-4@0(%0) -4@8(%0) -4@16(%0) -4@24(%0) -4@32(%0) -4@40(%0) 2@48(%0)"
-#define _USDT_SPEC_myapp_delete "-4@0(%0)"
-#define _USDT_SPEC_myapp_idle ""
-#define _USDT_SPEC_other_tick "-2@0(%0)"
-#else /* aarch64, riscv64, ppc64, optimized s390x, mips64 */
-#define _USDT_SPEC_myapp_request__start "8@%0 8@%1"
-#define _USDT_SPEC_myapp_kinds "-1@%0 4@%1 1@%2 8@%3 8@%4 -8@%5 8@%6"
-#define _USDT_SPEC_myapp_seven "-4@%0 -4@%1 -4@%2 -4@%3 -4@%4 -4@%5 2@%6"
-#define _USDT_SPEC_myapp_delete "-4@%0"
-#define _USDT_SPEC_myapp_idle ""
-#define _USDT_SPEC_other_tick "-2@%0"
-#endif
 
 /* provider myapp: dtrace -h compatible macros, for C and C++. Each probe's site
    (its strings, its _USDT_SPEC_ macro and its description) is spelled once, in its _USDT_SITE_
    macro, which the C macro and the C++ function expand with their operands. */
 
 /* myapp:request__start(uint64_t id, const char * path) */
+#define _USDT_SPEC_myapp_request__start _USDT_ARGSPEC(u64, 0) " " _USDT_ARGSPEC(address, 1)
 #define _USDT_SITE_myapp_request__start(operands) \
     _USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), _USDT_SPEC_myapp_request__start, \
                operands, \
@@ -136,6 +82,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
     } while (0)
 
 /* myapp:kinds(int8_t small, uint32_t count, bool on, struct req * request, string name, long delta, size_t size) */
+#define _USDT_SPEC_myapp_kinds _USDT_ARGSPEC(i8, 0) " " _USDT_ARGSPEC(u32, 1) " " _USDT_ARGSPEC(flag, 2) " " _USDT_ARGSPEC(address, 3) " " _USDT_ARGSPEC(address, 4) " " _USDT_ARGSPEC(word, 5) " " _USDT_ARGSPEC(uword, 6)
 #define _USDT_SITE_myapp_kinds(operands) \
     _USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), _USDT_SPEC_myapp_kinds, \
                operands, \
@@ -150,6 +97,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
     } while (0)
 
 /* myapp:seven(int a, int b, int c, int d, int e, int f, unsigned short g) */
+#define _USDT_SPEC_myapp_seven _USDT_ARGSPEC(i32, 0) " " _USDT_ARGSPEC(i32, 1) " " _USDT_ARGSPEC(i32, 2) " " _USDT_ARGSPEC(i32, 3) " " _USDT_ARGSPEC(i32, 4) " " _USDT_ARGSPEC(i32, 5) " " _USDT_ARGSPEC(u16, 6)
 #define _USDT_SITE_myapp_seven(operands) \
     _USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), _USDT_SPEC_myapp_seven, \
                operands, \
@@ -162,6 +110,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
     } while (0)
 
 /* myapp:delete(int class) */
+#define _USDT_SPEC_myapp_delete _USDT_ARGSPEC(i32, 0)
 #define _USDT_SITE_myapp_delete(operands) \
     _USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), _USDT_SPEC_myapp_delete, \
                operands, \
@@ -174,6 +123,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
     } while (0)
 
 /* myapp:idle() */
+#define _USDT_SPEC_myapp_idle ""
 #define _USDT_SITE_myapp_idle(operands) \
     _USDT_SITE("myapp", "idle", "myapp_idle_semaphore", "m"(myapp_idle_semaphore), _USDT_SPEC_myapp_idle, \
                operands, \
@@ -187,6 +137,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
    macro, which the C macro and the C++ function expand with their operands. */
 
 /* other:tick(short arg0), without a semaphore */
+#define _USDT_SPEC_other_tick _USDT_ARGSPEC(i16, 0)
 #define _USDT_SITE_other_tick(operands) \
     _USDT_SITE("other", "tick", "0", "i"(0), _USDT_SPEC_other_tick, \
                operands, \
