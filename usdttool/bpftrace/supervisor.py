@@ -153,11 +153,12 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
         lines.restore_own_semaphores()
         for tracer in lines.tracers:
             tracer.stopper.send()
-        running = [tracer for tracer in lines.tracers if not lines.done_with(tracer)]
-        for tracer in running:
+        # Each bpftrace is waited for (and reaped), but one left to end by itself (done_with).
+        waited = [tracer for tracer in lines.tracers if tracer.ended or not lines.done_with(tracer)]
+        for tracer in waited:
             tracer.stopper.wait()
         if loaded is not None:
-            for tracer in running:
+            for tracer in waited:
                 if tracer.reader is not None:
                     tracer.reader.join(timeout=2)    # every notice read
             loaded.close()
