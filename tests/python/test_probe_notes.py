@@ -15,10 +15,11 @@ from usdttool.files.probe_notes import ArgumentSpec, Site  # noqa: E402
 
 
 def note(owner: str, note_type: int, desc: bytes, alignment: int = 4) -> bytes:
+    """A note that starts at a multiple of `alignment`: its desc and the next note do too."""
     def padded(data: bytes) -> bytes:
         return data + b"\0" * (-len(data) % alignment)
     name = owner.encode() + b"\0"
-    return struct.pack("<III", len(name), len(desc), note_type) + padded(name) + padded(desc)
+    return padded(struct.pack("<III", len(name), len(desc), note_type) + name) + padded(desc)
 
 
 def stapsdt(provider, name, arguments, address=0x1000, base=0, semaphore=0, word="Q") -> bytes:
@@ -113,15 +114,27 @@ class ProbesTest(unittest.TestCase):
         _, warnings = read(notes, usdt_record("a", "x"))
         self.assertEqual(warnings, ["a malformed .note.usdt record was ignored"])
 
-    def test_other_notes_and_truncated_ones_are_skipped(self):
+    def test_other_notes_are_skipped(self):
         probes, warnings = read(note("GNU", 3, b"\x01\x02\x03\x04"), note("stapsdt", 1, b"old"),
-                                stapsdt("a", "x", ""), stapsdt("b", "y", "")[:-6])
+                                stapsdt("a", "x", ""))
         self.assertEqual(([(probe.provider, probe.name) for probe in probes], warnings), ([("a", "x")], []))
 
+    def test_a_note_past_the_end_of_its_section_is_a_damaged_file(self):
+        # elf.py names the file and section (test_elf.py).
+        for section, offset, what in ((stapsdt("a", "x", "") + stapsdt("b", "y", "")[:-6], 52, "note"),
+                                      (stapsdt("a", "x", "") + b"\0" * 8, 52, "header of the note")):
+            with self.subTest(what):
+                with self.assertRaises(probe_notes.MalformedNote) as caught:
+                    list(probe_notes.note_entries(section, 4, "<"))
+                self.assertEqual(str(caught.exception), f"the {what} at offset {offset} runs past the end of the section")
+
     def test_eight_byte_aligned_note_sections(self):
-        section = note("stapsdt", 3, struct.pack("<QQQ", 0x10, 0, 0) + b"a\0x\0\0", alignment=8)
-        (entry,) = probe_notes.note_entries(section, 8, "<")
-        self.assertEqual(entry[0], "stapsdt")
+        # A desc and the next note start 8-byte aligned from the section's start, as a 64-bit
+        # .note.gnu.property's do: here 4 bytes after a 12-byte header and an 8-byte name.
+        desc = struct.pack("<QQQ", 0x10, 0, 0) + b"a\0x\0\0"
+        section = note("GNU", 5, b"\1" * 16, alignment=8) + note("stapsdt", 3, desc, alignment=8)
+        self.assertEqual(section[52:56], b"\0" * 4)
+        self.assertEqual(list(probe_notes.note_entries(section, 8, "<")), [("stapsdt", desc)])
 
 
 if __name__ == "__main__":

@@ -92,20 +92,32 @@ def parse_arguments(text: str) -> Tuple[ArgumentSpec, ...]:
     return tuple(parsed)
 
 
+class MalformedNote(Exception):
+    """A note runs past the end of its section: the file is damaged (elf.py says which section)."""
+
+
+_NOTE_HEADER_SIZE = 12   # namesz, descsz, type: 4 bytes each in both classes
+
+
 def note_entries(data: bytes, section_alignment: int, byte_order: str) -> Iterator[Tuple[str, bytes]]:
-    """(owner, desc) of each stapsdt and usdt note in a note section's `data`."""
+    """(owner, desc) of each stapsdt and usdt note in a note section's `data`. A note's desc
+    and the next note start at a multiple of the section's alignment from the section's start:
+    4, or 8 (a 64-bit .note.gnu.property; the gABI's "Note Section"). MalformedNote where a
+    note, or its header, runs past the end of the section."""
     alignment = 8 if section_alignment == 8 else 4
     offset = 0
-    while offset + 12 <= len(data):
+    while offset < len(data):
+        name_start = offset + _NOTE_HEADER_SIZE
+        if name_start > len(data):
+            raise MalformedNote(f"the header of the note at offset {offset} runs past the end of the section")
         name_size, desc_size, note_type = struct.unpack_from(byte_order + "III", data, offset)
-        name_start = offset + 12
-        desc_start = name_start + _aligned(name_size, alignment)
+        desc_start = _aligned(name_start + name_size, alignment)
         if desc_start + desc_size > len(data):
-            break
+            raise MalformedNote(f"the note at offset {offset} runs past the end of the section")
         owner = data[name_start:name_start + name_size].rstrip(b"\0").decode("latin-1")
         if (owner, note_type) == (STAPSDT_OWNER, NOTE_TYPE) or (owner == USDT_OWNER and note_type in USDT_NOTE_TYPES):
             yield owner, data[desc_start:desc_start + desc_size]
-        offset = desc_start + _aligned(desc_size, alignment)
+        offset = _aligned(desc_start + desc_size, alignment)
 
 
 def _aligned(size: int, alignment: int) -> int:
