@@ -29,7 +29,7 @@ from pathlib import Path
 import launcher
 import usdt_testing
 from test_trace_live import LiveTest
-from test_trace_output import EarlyHitsTest, FastElfReadingTest, SeveralTracersTest, UnreadStringsTest
+from test_trace_output import EarlyHitsTest, ElfReadingTest, SeveralTracersTest, UnreadStringsTest
 from test_trace_strings import StringsTest
 from trace_support import (CTRL_C_DROPPED, CTRL_C_IN_A_CALLBACK, INTERRUPT_DELAYS, KVSERVER_PROBES, OPTIONS, PROGRAMS, TRACE_TIMEOUT,
                            UNUSUAL_DIRECTORY, TraceTestCase, bpftrace_path, copy_programs, counted, interrupted,
@@ -37,7 +37,7 @@ from trace_support import (CTRL_C_DROPPED, CTRL_C_IN_A_CALLBACK, INTERRUPT_DELAY
                            without_glibc_probes)
 
 # The classes of the other modules that CTest names.
-OTHER_MODULES_CLASSES = (LiveTest, EarlyHitsTest, FastElfReadingTest, SeveralTracersTest, UnreadStringsTest,
+OTHER_MODULES_CLASSES = (LiveTest, EarlyHitsTest, ElfReadingTest, SeveralTracersTest, UnreadStringsTest,
                          StringsTest)
 
 

@@ -1,5 +1,5 @@
 """What `usdt trace` makes of what it reads, in the interpreter usdt runs in and without a
-tracer: ELF files read quickly (FastElfReadingTest), bpftrace's `-f json` events before and
+tracer: ELF files read (ElfReadingTest), bpftrace's `-f json` events before and
 after it attached (EarlyHitsTest), the events of two bpftraces interleaved (SeveralTracersTest),
 and strings bpftrace read as "" read again from the process or the file (UnreadStringsTest).
 tool.trace_script runs them through test_trace.py; trace_support.py holds what the tests of
@@ -18,38 +18,38 @@ from typing import List
 
 import elf_notes
 import launcher
+import tool_python
 import usdt_testing
 from trace_support import OPTIONS, PROGRAM_NAMES, PROGRAMS, parse_arguments
 
 
-class FastElfReadingTest(unittest.TestCase):
-    """What usdt reads with struct rather than pyelftools, which takes a good part of its
-    start-up: elf.may_have_probes() says False only for files without probes (libc, libm...),
-    and a file's linkage and probes are pyelftools's own, on every program here and the
-    libraries they load. (Under the interpreter usdt runs in, which has pyelftools.)"""
+class ElfReadingTest(unittest.TestCase):
+    """usdt's ELF reader (usdttool/files/elf.py) on every program here and the libraries they
+    load: elf.may_have_probes() says False only for files without probes (libc, libm...), and a
+    file's linkage and probes are what pyelftools reads (tests/support/elftools_reading.py),
+    under Debian's interpreter where the one usdt runs in lacks it."""
 
     SCRIPT = """
 import sys
-import tempfile
+import elftools_reading
 from usdttool.files import elf, libraries
 paths = sys.argv[1:] + [library for path in sys.argv[1:] for library in libraries.shared_libraries(path).paths]
 for path in sorted(set(paths)):
-    with open(path, "rb") as file:
-        fast = elf._fast_linkage(file)
-    with elf._elf_file(path) as file:
-        assert fast == elf._linkage(file), (path, fast)
-    with open(path, "rb") as file:
-        fast = elf._fast_module(path, file)
-    with elf._elf_file(path) as file:
-        assert fast == elf._module(path, file), (path, fast)
+    if elftools_reading.available:
+        assert elf.read_linkage(path) == elftools_reading.linkage(path), path
+        assert elf.read_module(path) == elftools_reading.module(path), path
     print(path, elf.may_have_probes(path), bool(elf.read_module(path).probes))
 """
 
     def test_false_only_without_probes(self):
         interpreter = launcher.INTERPRETER or [sys.executable]
+        if subprocess.run([tool_python.SYSTEM_PYTHON, "-c", "import elftools"], capture_output=True,
+                          check=False).returncode == 0:
+            interpreter = [tool_python.SYSTEM_PYTHON]
         files = [PROGRAMS[name] for name in PROGRAM_NAMES if PROGRAMS.get(name)]
+        repository = Path(__file__).resolve().parents[2]
         result = subprocess.run([*interpreter, "-c", self.SCRIPT, *files], capture_output=True, text=True, timeout=60,
-                                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+                                env={**os.environ, "PYTHONPATH": f"{repository}:{repository / 'tests' / 'support'}"})
         self.assertEqual((result.returncode, result.stderr), (0, ""))
         verdicts = [line.rsplit(" ", 2) for line in result.stdout.splitlines()]
         self.assertIn("False", {filtered for _, filtered, _ in verdicts}, "no file was left out: libc has no probes")
@@ -61,8 +61,7 @@ for path in sorted(set(paths)):
 class EarlyHitsTest(unittest.TestCase):
     """Hits fired before every probe was attached (before BEGIN's nsecs) are not printed, where
     bpftrace's per-CPU buffers bring them before the READY line or after it; later hits and
-    other lines are, in the order they came. (Under the interpreter usdt runs in, which has
-    pyelftools.)"""
+    other lines are, in the order they came. (Under the interpreter usdt runs in.)"""
 
     SCRIPT = """
 import io, json, threading, types

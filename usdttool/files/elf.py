@@ -1,21 +1,20 @@
-"""Reads one ELF file: its probes, from its note sections (what the notes say is
-probe_notes.py's); its loadable segments (to find a semaphore in a process's memory); and what
-the dynamic linker needs to find its shared libraries. The headers are read with struct, and
-with pyelftools where they are unusual or damaged.
+"""usdt's one ELF reader. Reads one ELF file: its probes, from its note sections (what the notes
+say is probe_notes.py's); its loadable segments (to find a semaphore in a process's memory); what
+the dynamic linker needs to find its shared libraries; and a dynamic symbol (the dynamic linker's
+`_r_debug`). Either class and byte order, any machine and any number of sections, read with
+struct as the System V gABI lays them out (https://www.sco.com/developers/gabi/latest/ch4.intro.html,
+elf(5)): no library, whose import would be a good part of usdt's start-up. Every offset, size,
+index and string is checked before it is used: a damaged file is a ToolError that says what is
+wrong with it, `PATH: malformed ELF file (WHAT)`.
 """
 
 import contextlib
 import functools
-import importlib
+import operator
 import os
 import struct
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
-
-# pyelftools reads what struct does not here (an unusual or damaged file): a dependency all the
-# same, whose absence the launcher reports as usdt starts. Its ELF reader, a good part of usdt's
-# start-up to import, is imported where a file is read through it (_elf_file).
-import elftools
+from typing import BinaryIO, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import probe_notes
 from .probe_notes import Probe
@@ -24,6 +23,10 @@ from ..errors import ToolError
 
 class NotELFError(ToolError):
     """The file is not an ELF file at all (a mapped data file, a script)."""
+
+
+class _Malformed(Exception):
+    """What is wrong with a damaged file; _opened() makes it the user's ToolError, with the path."""
 
 
 @dataclass(frozen=True)
@@ -84,138 +87,50 @@ SHARED_SEMAPHORE_PAGE = (
 
 
 def read_module(path: str) -> Module:
-    """The probes of the ELF file at `path`; ToolError when it is missing, unreadable or not ELF."""
-    try:
-        with open(path, "rb") as file:
-            module = _fast_module(path, file)
-    except Exception:   # missing, damaged...: pyelftools's reading says what is wrong with it
-        module = None
-    if module is not None:
-        return module
-    with _elf_file(path) as elf:
-        return _module(path, elf)
+    """The probes of the ELF file at `path`; ToolError when it is missing, unreadable, not ELF or damaged."""
+    with _opened(path) as reader:
+        headers = _headers(reader)
+        notes: List[Tuple[str, bytes]] = []
+        for section in headers.sections:
+            if section.kind == _SHT_NOTE:
+                notes += _note_entries(reader, headers, section)
+    base = next((section.address for section in headers.sections if section.name == ".stapsdt.base"), None)
+    segments = tuple(LoadSegment(segment.address, segment.offset, segment.file_size, bool(segment.flags & _PF_W))
+                     for segment in headers.segments if segment.kind == _PT_LOAD)
+    return _assembled(path, notes, headers.order, headers.elf_class, base, segments, headers.machine_name)
 
 
 def dynamic_symbol(path: str, name: str) -> Optional[int]:
-    """The value of the dynamic symbol `name` (.dynsym) of the ELF file at `path`, None when it has
-    none: `_r_debug` of a dynamic linker."""
-    with _elf_file(path) as elf:
-        table = elf.get_section_by_name(".dynsym")
-        symbols = table.get_symbol_by_name(name) if table is not None and hasattr(table, "get_symbol_by_name") else None
-        return symbols[0]["st_value"] if symbols else None
-
-
-# The note sections a toolchain or distribution adds, which hold no probes.
-_OTHER_NOTE_SECTIONS = {".note.gnu.build-id", ".note.ABI-tag", ".note.gnu.property", ".note.package"}
-_SHT_NOTE, _SHT_DYNAMIC, _PT_LOAD, _PT_INTERP, _PF_W = 7, 6, 1, 3, 0x2
-_DT_NULL, _DT_NEEDED, _DT_RPATH, _DT_RUNPATH = 0, 1, 15, 29
-# e_machine as pyelftools names it, for the machines usdt knows something of (libraries.MULTIARCH,
-# _LARGEST_PAGE_SIZES) and their kin; a file of another is read by pyelftools.
-_MACHINE_NAMES = {3: "EM_386", 8: "EM_MIPS", 20: "EM_PPC", 21: "EM_PPC64", 22: "EM_S390", 40: "EM_ARM",
-                  62: "EM_X86_64", 183: "EM_AARCH64", 243: "EM_RISCV", 258: "EM_LOONGARCH"}
-
-
-@dataclass(frozen=True)
-class _Headers:
-    """A file's ELF, section and program headers, read with struct: pyelftools takes a good part
-    of usdt's start-up over the files a program loads, most without probes."""
-    order: str
-    elf_class: int
-    machine: int
-    sections: Tuple[Tuple[str, int, int, int, int, int, int], ...]   # name, type, offset, size, link,
-    #                                                                  address, alignment
-    segments: Tuple[Tuple[int, int, int, int, int], ...]   # type, offset, file size, address, flags
-
-
-def _headers(file) -> Optional[_Headers]:
-    """None for anything unusual (more than 0xff00 sections, a damaged table...), which
-    pyelftools then reads."""
-    header = file.read(64)
-    if len(header) < 52 or header[:4] != b"\x7fELF" or header[4] not in (1, 2) or header[5] not in (1, 2):
-        return None
-    order = "<" if header[5] == 1 else ">"
-    if header[4] == 2:
-        segment_table, section_table = struct.unpack_from(order + "QQ", header, 0x20)
-        sizes_at, section_entry, segment_entry = 0x36, order + "IIQQQQIIQQ", order + "IIQQQQQQ"
-    else:
-        segment_table, section_table = struct.unpack_from(order + "II", header, 0x1C)
-        sizes_at, section_entry, segment_entry = 0x2A, order + "IIIIIIIIII", order + "IIIIIIII"
-    (machine,) = struct.unpack_from(order + "H", header, 0x12)
-    segment_size, segment_count, section_size, section_count, names_index = \
-        struct.unpack_from(order + "HHHHH", header, sizes_at)
-    if not section_count or names_index >= section_count or section_size < struct.calcsize(section_entry) \
-            or (segment_count and segment_size < struct.calcsize(segment_entry)):
-        return None
-    file.seek(section_table)
-    table = file.read(section_size * section_count)
-    raw_sections = [struct.unpack_from(section_entry, table, index * section_size) for index in range(section_count)]
-    file.seek(segment_table)
-    table = file.read(segment_size * segment_count)
-    raw_segments = [struct.unpack_from(segment_entry, table, index * segment_size) for index in range(segment_count)]
-    names_offset, names_size = raw_sections[names_index][4:6]
-    file.seek(names_offset)
-    names = file.read(names_size)
-    sections = tuple((names[name:names.find(b"\0", name)].decode("utf-8", "replace"), kind, offset, size, link,
-                      address, alignment)
-                     for name, kind, _, address, offset, size, link, _, alignment, _ in raw_sections)
-    if header[4] == 2:
-        segments = tuple((kind, offset, size, address, flags)
-                         for kind, flags, offset, address, _, size, *_ in raw_segments)
-    else:
-        segments = tuple((kind, offset, size, address, flags)
-                         for kind, offset, address, _, size, _, flags, _ in raw_segments)
-    return _Headers(order, 32 * header[4], machine, sections, segments)
+    """The value of the symbol `name` that the ELF file at `path` defines in .dynsym, None when it
+    defines none (a reference to another file's is none): `_r_debug` of a dynamic linker."""
+    with _opened(path) as reader:
+        headers = _headers(reader)
+        table = headers.section(".dynsym", _SHT_DYNSYM)
+        if table is None:
+            return None
+        strings = _section_data(reader, headers.linked(table))
+        symbols = _section_data(reader, table)
+        wanted = name.encode() + b"\0"
+        entry = headers.layout.symbol
+        for fields in entry.iter_unpack(symbols[:len(symbols) - len(symbols) % entry.size]):
+            name_offset, value, section_index = headers.layout.symbol_fields(fields)
+            if name_offset >= len(strings):
+                raise _Malformed(f"a symbol of {table.label} has its name at offset {name_offset}, past the end "
+                                 f"of its string table")
+            if section_index != _SHN_UNDEF and strings.startswith(wanted, name_offset):
+                return value
+    return None
 
 
 def may_have_probes(path: str) -> bool:
     """False where the ELF file at `path` surely has no probes: none of its note sections may
     hold any (libc, libm...); True whenever unsure, read_module() then decides."""
     try:
-        with open(path, "rb") as file:
-            headers = _headers(file)
-    except Exception:   # a damaged file: read_module() says what is wrong with it
+        with _opened(path) as reader:
+            headers = _headers(reader)
+    except ToolError:   # missing, not ELF, damaged: read_module() says so
         return True
-    return headers is None or any(kind == _SHT_NOTE and name not in _OTHER_NOTE_SECTIONS
-                                  for name, kind, *_ in headers.sections)
-
-
-def _fast_linkage(file) -> Optional[Linkage]:
-    """The file's Linkage from its headers and .dynamic; None where pyelftools should read it."""
-    headers = _headers(file)
-    if headers is None or headers.machine not in _MACHINE_NAMES:
-        return None
-    interpreter = None
-    for kind, offset, size, *_ in headers.segments:
-        if kind == _PT_INTERP:
-            file.seek(offset)
-            interpreter = file.read(size).split(b"\0", 1)[0].decode("utf-8", "replace")
-    needed: List[str] = []
-    rpath: List[str] = []
-    runpath: List[str] = []
-    dynamic = next((section for section in headers.sections if section[:2] == (".dynamic", _SHT_DYNAMIC)), None)
-    if dynamic is not None:
-        _, _, offset, size, link, *_ = dynamic
-        if link >= len(headers.sections):
-            return None
-        _, _, strings_offset, strings_size, *_ = headers.sections[link]
-        file.seek(strings_offset)
-        strings = file.read(strings_size)
-        file.seek(offset)
-        data = file.read(size)
-        entry = headers.order + ("qQ" if headers.elf_class == 64 else "iI")
-        for tag, value in struct.iter_unpack(entry, data[:len(data) - len(data) % struct.calcsize(entry)]):
-            if tag == _DT_NULL:
-                break
-            if tag in (_DT_NEEDED, _DT_RPATH, _DT_RUNPATH):
-                if value >= len(strings):
-                    return None
-                text = strings[value:strings.find(b"\0", value)].decode("utf-8", "replace")
-                if tag == _DT_NEEDED:
-                    needed.append(text)
-                else:
-                    (rpath if tag == _DT_RPATH else runpath).extend(entry for entry in text.split(":") if entry)
-    return Linkage(headers.elf_class, _MACHINE_NAMES[headers.machine], tuple(needed), tuple(rpath), tuple(runpath),
-                   interpreter)
+    return any(section.kind == _SHT_NOTE and section.name not in _OTHER_NOTE_SECTIONS for section in headers.sections)
 
 
 def read_linkage(path: str) -> Linkage:
@@ -229,24 +144,159 @@ def read_linkage(path: str) -> Linkage:
 
 
 # The search for a program's libraries reads each candidate, and then each library found, again:
-# pyelftools takes a good part of usdt's start-up over each. Once per version of a file.
+# once per version of a file.
 @functools.lru_cache(maxsize=256)
 def _read_linkage(path: str, version: Optional[Tuple[int, ...]]) -> Linkage:
-    try:
-        with open(path, "rb") as file:
-            linkage = _fast_linkage(file)
-    except Exception:   # a damaged file: pyelftools's reading says what is wrong with it
-        linkage = None
-    if linkage is not None:
-        return linkage
-    with _elf_file(path) as elf:
-        return _linkage(elf)
+    with _opened(path) as reader:
+        headers = _headers(reader)
+        interpreter = None
+        for segment in headers.segments:
+            if segment.kind == _PT_INTERP:
+                name = reader.read(segment.offset, segment.file_size, "the PT_INTERP segment")
+                interpreter = name.split(b"\0", 1)[0].decode("utf-8", "replace")
+        needed: List[str] = []
+        rpath: List[str] = []
+        runpath: List[str] = []
+        dynamic = headers.section(".dynamic", _SHT_DYNAMIC)
+        if dynamic is not None:
+            strings = _section_data(reader, headers.linked(dynamic))
+            entries = _section_data(reader, dynamic)
+            entry = headers.layout.dynamic
+            for tag, value in entry.iter_unpack(entries[:len(entries) - len(entries) % entry.size]):
+                if tag == _DT_NULL:
+                    break
+                if tag in _DT_STRINGS:
+                    text = _string(strings, value)
+                    if text is None:
+                        raise _Malformed(f"a {_DT_STRINGS[tag]} string of {dynamic.label}, at offset {value}, "
+                                         f"runs past the end of its string table")
+                    if tag == _DT_NEEDED:
+                        needed.append(text)
+                    else:
+                        (rpath if tag == _DT_RPATH else runpath).extend(entry for entry in text.split(":") if entry)
+    return Linkage(headers.elf_class, headers.machine_name, tuple(needed), tuple(rpath), tuple(runpath), interpreter)
+
+
+# The note sections a toolchain or distribution adds, which hold no probes.
+_OTHER_NOTE_SECTIONS = {".note.gnu.build-id", ".note.ABI-tag", ".note.gnu.property", ".note.package"}
+_SHT_DYNAMIC, _SHT_NOTE, _SHT_DYNSYM = 6, 7, 11
+_PT_LOAD, _PT_INTERP, _PF_W = 1, 3, 0x2
+_DT_NULL, _DT_NEEDED, _DT_RPATH, _DT_RUNPATH = 0, 1, 15, 29
+_DT_STRINGS = {_DT_NEEDED: "DT_NEEDED", _DT_RPATH: "DT_RPATH", _DT_RUNPATH: "DT_RUNPATH"}
+# A section count or index too large for its ELF header field is in section 0: e_shnum 0 for
+# the count (sh_size), e_shstrndx SHN_XINDEX for the names' index (sh_link), e_phnum PN_XNUM
+# for the segment count (sh_info). Objects of more than 0xff00 sections are common with
+# -ffunction-sections.
+_SHN_UNDEF, _SHN_XINDEX, _PN_XNUM = 0, 0xFFFF, 0xFFFF
+# e_machine by its gABI name, for the machines usdt knows something of (libraries.MULTIARCH,
+# _LARGEST_PAGE_SIZES) and their kin; another is EM_<number>, which does as well where a
+# library's machine is compared with its program's (libraries._loadable).
+_MACHINE_NAMES = {3: "EM_386", 8: "EM_MIPS", 20: "EM_PPC", 21: "EM_PPC64", 22: "EM_S390", 40: "EM_ARM",
+                  62: "EM_X86_64", 183: "EM_AARCH64", 243: "EM_RISCV", 258: "EM_LOONGARCH"}
+
+
+class _Layout(NamedTuple):
+    """The structs of one class and byte order."""
+    header: struct.Struct    # the ELF header after e_ident
+    section: struct.Struct   # a section header: the same fields, in the same order, in both classes
+    segment: struct.Struct   # a program header
+    segment_fields: Callable[[tuple], tuple]   # its p_type, p_flags, p_offset, p_vaddr, p_filesz
+    dynamic: struct.Struct   # a .dynamic entry
+    symbol: struct.Struct    # a .dynsym entry
+    symbol_fields: Callable[[tuple], tuple]    # its st_name, st_value, st_shndx
+
+
+def _layout(elf_class: int, order: str) -> _Layout:
+    if elf_class == 64:
+        return _Layout(struct.Struct(order + "HHIQQQIHHHHHH"), struct.Struct(order + "IIQQQQIIQQ"),
+                       struct.Struct(order + "IIQQQQQQ"), operator.itemgetter(0, 1, 2, 3, 5),
+                       struct.Struct(order + "qQ"), struct.Struct(order + "IBBHQQ"), operator.itemgetter(0, 4, 3))
+    return _Layout(struct.Struct(order + "HHIIIIIHHHHHH"), struct.Struct(order + "IIIIIIIIII"),
+                   struct.Struct(order + "IIIIIIII"), operator.itemgetter(0, 6, 1, 2, 4),
+                   struct.Struct(order + "iI"), struct.Struct(order + "IIIBBH"), operator.itemgetter(0, 1, 5))
+
+
+# By EI_CLASS (1: ELFCLASS32, 2: ELFCLASS64) and EI_DATA (1: little-endian, 2: big-endian).
+_LAYOUTS = {(elf_class, data): _layout(32 * elf_class, "<" if data == 1 else ">")
+            for elf_class in (1, 2) for data in (1, 2)}
+
+
+class _Section(NamedTuple):
+    index: int
+    name: str
+    kind: int                # sh_type
+    address: int
+    offset: int
+    size: int
+    link: int
+    alignment: int
+
+    @property
+    def label(self) -> str:
+        """The section in a message: `section 29 (.note.stapsdt)`; a damaged name is left out."""
+        named = self.name and self.name.isprintable() and len(self.name) <= 64
+        return f"section {self.index} ({self.name})" if named else f"section {self.index}"
+
+
+class _Segment(NamedTuple):
+    kind: int                # p_type
+    flags: int
+    offset: int
+    address: int
+    file_size: int
+
+
+@dataclass(frozen=True)
+class _Headers:
+    """A file's ELF header, section headers (with their names) and program headers."""
+    order: str               # struct's "<" or ">"
+    elf_class: int           # 32 or 64
+    machine: int             # e_machine
+    layout: _Layout
+    sections: Tuple[_Section, ...]
+    segments: Tuple[_Segment, ...]
+
+    @property
+    def machine_name(self) -> str:
+        return _MACHINE_NAMES.get(self.machine, f"EM_{self.machine}")
+
+    def section(self, name: str, kind: int) -> Optional[_Section]:
+        return next((section for section in self.sections if section.name == name and section.kind == kind), None)
+
+    def linked(self, section: _Section) -> _Section:
+        """The section `section`'s sh_link names: a symbol table's or .dynamic's strings."""
+        if section.link >= len(self.sections):
+            raise _Malformed(f"{section.label} links to section {section.link}, past the last, "
+                             f"{len(self.sections) - 1}")
+        return self.sections[section.link]
+
+
+class _Reader:
+    """An open file whose parts are read only where the file holds them."""
+
+    def __init__(self, file: BinaryIO):
+        self.file = file
+        self.size = os.fstat(file.fileno()).st_size
+
+    def read(self, offset: int, size: int, what: str) -> bytes:
+        # A damaged offset or size is said to be one here, rather than a short read that
+        # struct would trip on later, or a huge one. An empty part is nowhere: any offset will do.
+        if not size:
+            return b""
+        if offset + size > self.size:
+            raise _Malformed(f"{what} runs past the end of the file")
+        self.file.seek(offset)
+        data = self.file.read(size)
+        if len(data) != size:   # the file shrank as it was read
+            raise _Malformed(f"{what} runs past the end of the file")
+        return data
 
 
 @contextlib.contextmanager
-def _elf_file(path: str) -> Iterator["elftools.elf.elffile.ELFFile"]:
+def _opened(path: str) -> Iterator[_Reader]:
+    """The ELF file at `path`, open; what goes wrong reading it, a ToolError for the user."""
     try:
-        stream = open(path, "rb")
+        file = open(path, "rb")
     except FileNotFoundError:
         raise ToolError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -255,51 +305,87 @@ def _elf_file(path: str) -> Iterator["elftools.elf.elffile.ELFFile"]:
         raise ToolError(f"{path}: permission denied") from None
     except OSError as error:
         raise ToolError(f"{path}: cannot read: {error.strerror}") from None
-    with stream:
+    with file:
         try:
-            if stream.read(4) != b"\x7fELF":
+            if file.read(4) != b"\x7fELF":
                 raise NotELFError(f"{path}: not an ELF file")
-            stream.seek(0)
-            yield importlib.import_module(f"{elftools.__name__}.elf.elffile").ELFFile(stream)
-        except ToolError:
-            raise
+            yield _Reader(file)
+        except _Malformed as error:
+            raise ToolError(f"{path}: malformed ELF file ({error})") from None
         except OSError as error:
             raise ToolError(f"{path}: cannot read: {error.strerror}") from None
-        except Exception as error:
-            # pyelftools meets damaged files with ELFError, construct's errors and, as fuzzing
-            # showed, TypeError, OverflowError...: all mean the same to the user.
-            raise ToolError(f"{path}: malformed ELF file ({type(error).__name__}: {error})") from None
 
 
-def _module(path: str, elf: "elftools.elf.elffile.ELFFile") -> Module:
-    byte_order = "<" if elf.little_endian else ">"
-    # pyelftools parses a section's header again at each look: one pass over them all.
-    sections = list(elf.iter_sections())
-    base = next((section["sh_addr"] for section in sections if section.name == ".stapsdt.base"), None)
-    segments = tuple(LoadSegment(segment["p_vaddr"], segment["p_offset"], segment["p_filesz"],
-                                 bool(segment["p_flags"] & _PF_W))
-                     for segment in elf.iter_segments() if segment["p_type"] == "PT_LOAD")
-    return _assembled(path, _notes(elf, sections, byte_order), byte_order, elf.elfclass, base, segments,
-                      elf["e_machine"])
+def _headers(reader: _Reader) -> _Headers:
+    identification = reader.read(0, 16, "the ELF header")
+    elf_class, data = identification[4], identification[5]
+    if elf_class not in (1, 2):
+        raise _Malformed(f"EI_CLASS is {elf_class}, neither ELFCLASS32 nor ELFCLASS64")
+    if data not in (1, 2):
+        raise _Malformed(f"EI_DATA is {data}, neither ELFDATA2LSB nor ELFDATA2MSB")
+    layout = _LAYOUTS[elf_class, data]
+    (_, machine, _, _, segment_table, section_table, _, _, segment_entry_size, segment_count, section_entry_size,
+     section_count, names_index) = layout.header.unpack(reader.read(16, layout.header.size, "the ELF header"))
+    if section_table:
+        _check_entry_size(section_entry_size, layout.section, "section")
+    if section_table and (section_count == 0 or names_index == _SHN_XINDEX or segment_count == _PN_XNUM):
+        zeroth = layout.section.unpack(reader.read(section_table, layout.section.size, "the section header table"))
+        section_count = section_count or zeroth[5]
+        names_index = zeroth[6] if names_index == _SHN_XINDEX else names_index
+        segment_count = zeroth[7] if segment_count == _PN_XNUM else segment_count
+    sections = _sections(reader, layout, section_table, section_entry_size, section_count, names_index)
+    segments: Tuple[_Segment, ...] = ()
+    if segment_table and segment_count:
+        _check_entry_size(segment_entry_size, layout.segment, "program")
+        table = reader.read(segment_table, segment_entry_size * segment_count, "the program header table")
+        segments = tuple(_Segment(*layout.segment_fields(layout.segment.unpack_from(table, index * segment_entry_size)))
+                         for index in range(segment_count))
+    return _Headers("<" if data == 1 else ">", 32 * elf_class, machine, layout, sections, segments)
 
 
-def _fast_module(path: str, file) -> Optional[Module]:
-    """_module() from the headers read with struct; None where pyelftools should read the file."""
-    headers = _headers(file)
-    if headers is None or headers.machine not in _MACHINE_NAMES:
-        return None
-    file_size = os.fstat(file.fileno()).st_size
-    notes = []
-    for name, kind, offset, size, _, _, alignment in headers.sections:
-        if kind == _SHT_NOTE:
-            if offset + size > file_size:
-                return None
-            file.seek(offset)
-            notes += probe_notes.note_entries(file.read(size), alignment, headers.order)
-    base = next((address for name, _, _, _, _, address, _ in headers.sections if name == ".stapsdt.base"), None)
-    segments = tuple(LoadSegment(address, offset, size, bool(flags & _PF_W))
-                     for kind, offset, size, address, flags in headers.segments if kind == _PT_LOAD)
-    return _assembled(path, notes, headers.order, headers.elf_class, base, segments, _MACHINE_NAMES[headers.machine])
+def _sections(reader: _Reader, layout: _Layout, table_offset: int, entry_size: int, count: int,
+              names_index: int) -> Tuple[_Section, ...]:
+    if not table_offset or not count:   # none (a file sstrip(1) went through)
+        return ()
+    table = reader.read(table_offset, entry_size * count, "the section header table")
+    entries = [layout.section.unpack_from(table, index * entry_size) for index in range(count)]
+    if names_index >= count:
+        raise _Malformed(f"the section names are in section {names_index}, past the last, {count - 1}")
+    names = None   # e_shstrndx SHN_UNDEF: no section has a name
+    if names_index != _SHN_UNDEF:
+        _, _, _, _, offset, size, *_ = entries[names_index]
+        names = reader.read(offset, size, f"section {names_index} (the section names)")
+    sections = []
+    for index, (name_offset, kind, _, address, offset, size, link, _, alignment, _) in enumerate(entries):
+        name = "" if names is None else _string(names, name_offset)
+        if name is None:
+            raise _Malformed(f"the name of section {index}, at offset {name_offset}, runs past the end of "
+                             f"the section names")
+        sections.append(_Section(index, name, kind, address, offset, size, link, alignment))
+    return tuple(sections)
+
+
+def _check_entry_size(size: int, entry: struct.Struct, table: str) -> None:
+    # Larger entries are read by their start: the gABI lets a later version add fields.
+    if size < entry.size:
+        raise _Malformed(f"{table} header entries of {size} bytes, fewer than the {entry.size} of one")
+
+
+def _section_data(reader: _Reader, section: _Section) -> bytes:
+    return reader.read(section.offset, section.size, section.label)
+
+
+def _string(table: bytes, offset: int) -> Optional[str]:
+    """The NUL-terminated string at `offset` of a string table, None where there is none."""
+    end = table.find(b"\0", offset)
+    return None if end < 0 else table[offset:end].decode("utf-8", "replace")
+
+
+def _note_entries(reader: _Reader, headers: _Headers, section: _Section) -> List[Tuple[str, bytes]]:
+    try:
+        return list(probe_notes.note_entries(_section_data(reader, section), section.alignment, headers.order))
+    except probe_notes.MalformedNote as error:
+        raise _Malformed(f"{section.label}: {error}") from None
 
 
 def _assembled(path: str, notes: Iterable[Tuple[str, bytes]], byte_order: str, elf_class: int,
@@ -324,32 +410,3 @@ def _semaphore_shares_a_page(segments: Sequence[LoadSegment], semaphores: Sequen
                 if any(earlier.writable and page in earlier.file_pages(page_size) for earlier in segments[:index]):
                     return True
     return False
-
-
-def _notes(elf: "elftools.elf.elffile.ELFFile", sections: Sequence["elftools.elf.sections.Section"],
-           byte_order: str) -> Iterator[Tuple[str, bytes]]:
-    """(owner, desc) of each stapsdt and usdt note in the file's SHT_NOTE `sections`."""
-    file_size = os.fstat(elf.stream.fileno()).st_size
-    for section in sections:
-        if section["sh_type"] != "SHT_NOTE":
-            continue
-        if section["sh_offset"] + section["sh_size"] > file_size:
-            raise ValueError(f"section {section.name} runs past the end of the file")
-        yield from probe_notes.note_entries(section.data(), section["sh_addralign"], byte_order)
-
-
-def _linkage(elf: "elftools.elf.elffile.ELFFile") -> Linkage:
-    needed, rpath, runpath, interpreter = [], [], [], None
-    for segment in elf.iter_segments():
-        if segment["p_type"] == "PT_INTERP":
-            interpreter = segment.get_interp_name()
-    dynamic = elf.get_section_by_name(".dynamic")
-    if dynamic is not None and hasattr(dynamic, "iter_tags"):
-        for tag in dynamic.iter_tags():
-            if tag.entry.d_tag == "DT_NEEDED":
-                needed.append(tag.needed)
-            elif tag.entry.d_tag == "DT_RPATH":
-                rpath += [entry for entry in tag.rpath.split(":") if entry]
-            elif tag.entry.d_tag == "DT_RUNPATH":
-                runpath += [entry for entry in tag.runpath.split(":") if entry]
-    return Linkage(elf.elfclass, elf["e_machine"], tuple(needed), tuple(rpath), tuple(runpath), interpreter)
