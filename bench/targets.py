@@ -201,7 +201,7 @@ same file compiled without usdt, in the same run) give this run's scale; to tell
 usdt from one of the machine, measure the commit before it in the same conditions (`git
 worktree add`, then its bench/run.sh)."""
 
-START_UP_COST = """usdt's own start-up is its interpreter, its imports (Jinja2 and pyelftools take most of it), reading
+START_UP_COST = """usdt's own start-up is its interpreter, its imports (Jinja2's takes most of it), reading
 the ELF files of the program and the libraries it loads, and rendering the program, all before
 bpftrace starts; after bpftrace has attached, only the announcement. The installed command
 runs its byte-compiled modules under the interpreter CMake found (a shim first on PATH is not

@@ -44,7 +44,7 @@ mkdir -p "$work"
 
 step "apt-get install $(basename "$deb")"
 apt-get update -qq
-# The archive's jinja2 and pyelftools come with it; bpftrace is in the root already.
+# The archive's jinja2 comes with it; bpftrace is in the root already.
 apt-get install -y -qq --no-install-recommends "$deb" >"$work/install.log" 2>&1 \
   || fail "apt-get install $deb: $(cat "$work/install.log")"
 dpkg -L usdt >"$work/usdt.files"

@@ -1,7 +1,7 @@
 """How the tool tests run bin/usdt: most calls under the interpreter that the launcher would
 end up in, without the launcher's own `#!/usr/bin/env python3` and its re-exec. On a
-machine whose `python3` on PATH is a pyenv shim without pyelftools, that route costs each
-call a shell script, an interpreter that fails to import, and a second interpreter.
+machine whose `python3` on PATH is a pyenv shim without Jinja2, that route costs each call a
+shell script, an interpreter that fails to import, and a second interpreter.
 
 The tests of that route itself (the #! line, PATH, the re-exec, as another user, the
 installed command) run the launcher as a user does, and so does every `usdt trace` that a
@@ -15,7 +15,8 @@ from typing import List
 
 # The interpreter bin/launcher.in falls back to when the one on PATH lacks the modules.
 SYSTEM_PYTHON = "/usr/bin/python3"
-MODULES = ("elftools", "jinja2")
+# What usdt imports beyond the standard library (bin/launcher.in's DEBIAN_PACKAGES).
+MODULES = ("jinja2",)
 
 
 def interpreter() -> List[str]:

@@ -249,16 +249,17 @@ class ErrorTest(ListTestCase):
     def test_version(self):
         self.assert_lists(usdt("--version"), [f"usdt {VERSION}"])
 
-    def test_a_python_without_pyelftools(self):
-        # What a python3 on PATH and a /usr/bin/python3 both without pyelftools give.
+    def test_a_python_without_jinja2(self):
+        # What a python3 on PATH and a /usr/bin/python3 both without Jinja2 give, which `usdt
+        # list` never imports but the launcher looks for (usdttool/main.py's LATER_IMPORTS): a
+        # sitecustomize that hides it from both.
         fake = self.work_directory() / "fake-modules"
-        (fake / "elftools").mkdir(parents=True)
-        (fake / "elftools" / "__init__.py").write_text(
-            'raise ModuleNotFoundError("No module named \'elftools\'", name="elftools")\n')
+        fake.mkdir(parents=True)
+        (fake / "sitecustomize.py").write_text('import sys\nsys.modules["jinja2"] = None\n')
         result = usdt("list", PROGRAMS["plain"], environment={"PYTHONPATH": str(fake)})
         self.assertEqual((result.returncode, result.stdout), (1, ""))
-        self.assertRegex(result.stderr, r"^usdt: error: \S+ cannot import elftools "
-                         r"\(Debian/Ubuntu: apt-get install python3-pyelftools\)\n\Z")
+        self.assertRegex(result.stderr, r"^usdt: error: \S+ cannot import jinja2 "
+                         r"\(Debian/Ubuntu: apt-get install python3-jinja2\)\n\Z")
 
     def test_listing_never_imports_jinja2(self):
         # Jinja2, a good part of usdt's start-up, renders `usdt trace`'s program alone: a Jinja2
@@ -298,14 +299,14 @@ class ErrorTest(ListTestCase):
         result = subprocess.run([copy, "list", program], capture_output=True, text=True, check=False, timeout=120)
         self.assert_lists(result, [f"{program}: no probes"])
 
-    def test_a_python3_on_path_without_pyelftools_runs_debians(self):
+    def test_a_python3_on_path_without_jinja2_runs_debians(self):
         # A venv's python3 is a symlink to /usr/bin/python3 without its dist-packages: the
-        # launcher must run itself under /usr/bin/python3, where apt put pyelftools.
-        if subprocess.run(["/usr/bin/python3", "-c", "import elftools"], check=False).returncode != 0:
-            self.skipTest("/usr/bin/python3 cannot import elftools (Debian: apt-get install python3-pyelftools)")
+        # launcher must run itself under /usr/bin/python3, where apt put Jinja2.
+        if subprocess.run(["/usr/bin/python3", "-c", "import jinja2"], check=False).returncode != 0:
+            self.skipTest("/usr/bin/python3 cannot import jinja2 (Debian: apt-get install python3-jinja2)")
         venv = self.work_directory() / "venv"
         subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", venv], check=True)
-        self.assertNotEqual(subprocess.run([venv / "bin" / "python3", "-c", "import elftools"],
+        self.assertNotEqual(subprocess.run([venv / "bin" / "python3", "-c", "import jinja2"],
                                            capture_output=True, check=False).returncode, 0)
         path = f"{venv / 'bin'}:{os.environ['PATH']}"
         program = PROGRAMS["plain"]
