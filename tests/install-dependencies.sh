@@ -4,7 +4,7 @@
 # missing; needs root.
 set -euo pipefail
 
-build_packages=(cmake make gcc g++ binutils python3 python3-jinja2 python3-pyelftools bpftrace)
+build_packages=(cmake make gcc g++ binutils python3 python3-jinja2 bpftrace)
 # tests/cross: every GNU triple of tests/cross/targets.py, qemu-user and gdb-multiarch.
 cross_triples=(i686-linux-gnu arm-linux-gnueabihf arm-linux-gnueabi aarch64-linux-gnu riscv64-linux-gnu
                powerpc64le-linux-gnu powerpc64-linux-gnu s390x-linux-gnu mips64el-linux-gnuabi64
@@ -14,7 +14,8 @@ test_packages=(clang lld mold gdb doctest-dev qemu-user gdb-multiarch
                clang-tidy python3-pyflakes valgrind
                systemtap bpfcc-tools
                debootstrap    # Debian 13 and unstable roots, for their bpftrace (tests/support/debian_roots.py)
-               dpkg-dev debhelper dh-python lintian)   # the Debian package (tests/package/test_debian_package.py)
+               dpkg-dev debhelper dh-python lintian    # the Debian package (tests/package/test_debian_package.py)
+               python3-pyelftools)   # the ELF reader's tests read each file with it too (tests/python/test_elf.py)
 for triple in "${cross_triples[@]}"; do
   test_packages+=("gcc-$triple" "g++-$triple")
 done

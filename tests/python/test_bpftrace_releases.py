@@ -10,17 +10,14 @@ import tempfile
 import unittest
 from pathlib import Path
 
-import tool_python
 import usdt_testing
 
-tool_python.use_an_interpreter_with_pyelftools()
-
-from usdtgen.notes import Kind  # noqa: E402
-from usdtgen.tracer_probe import TracerArgument  # noqa: E402
-from usdttool.answers import spans  # noqa: E402
-from usdttool.bpftrace import program, releases  # noqa: E402
-from usdttool.files import elf, probe_notes  # noqa: E402
-from usdttool.errors import ToolError  # noqa: E402
+from usdtgen.notes import Kind
+from usdtgen.tracer_probe import TracerArgument
+from usdttool.answers import spans
+from usdttool.bpftrace import program, releases
+from usdttool.files import elf, probe_notes
+from usdttool.errors import ToolError
 
 RELEASE_017 = releases.Release((0, 17, 0))
 RELEASE_023 = releases.Release((0, 23, 2))

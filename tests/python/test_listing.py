@@ -5,15 +5,13 @@ tests/tool/test_list.py runs the command on built programs and processes."""
 import argparse
 import unittest
 
-import tool_python
 import usdt_testing
 
-tool_python.use_an_interpreter_with_pyelftools()
-from usdtgen.notes import Kind  # noqa: E402
-from usdtgen.tracer_probe import TracerArgument  # noqa: E402
-from usdttool import listing  # noqa: E402
-from usdttool.files import elf, probe_notes, process  # noqa: E402
-from usdttool.errors import ToolError  # noqa: E402
+from usdtgen.notes import Kind
+from usdtgen.tracer_probe import TracerArgument
+from usdttool import listing
+from usdttool.files import elf, probe_notes, process
+from usdttool.errors import ToolError
 
 SPECS = probe_notes.parse_arguments("8@%rax -4@-20(%rbp)")
 DECLARED = probe_notes.Probe("kv", "request__start", (

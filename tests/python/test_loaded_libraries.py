@@ -7,12 +7,10 @@ import subprocess
 import time
 import unittest
 
-import tool_python
 import usdt_testing
 
-tool_python.use_an_interpreter_with_pyelftools()
-from usdttool.bpftrace import loaded_libraries  # noqa: E402
-from usdttool.files import process  # noqa: E402
+from usdttool.bpftrace import loaded_libraries
+from usdttool.files import process
 
 
 class StoppedUnheardTest(unittest.TestCase):

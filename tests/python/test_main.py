@@ -9,13 +9,11 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-import tool_python
 import usdt_testing
 from written_elf import elf_file, stapsdt_note
 
-tool_python.use_an_interpreter_with_pyelftools()
-from usdttool import main  # noqa: E402
-from usdttool.bpftrace import supervisor  # noqa: E402
+from usdttool import main
+from usdttool.bpftrace import supervisor
 
 
 def run(*argv):

@@ -1,6 +1,7 @@
 """No two modules of usdtgen and usdttool import each other, directly or through others: every
 import line counts, those under `if TYPE_CHECKING:` and inside functions too. Data flows one
-way (STYLE.md): the model imports its checks, the views the probe type, usdttool usdtgen."""
+way (STYLE.md): the model imports its checks, the views the probe type, usdttool usdtgen. And
+none imports pyelftools: usdttool/files/elf.py reads ELF files itself."""
 
 import ast
 import subprocess
@@ -9,21 +10,22 @@ import unittest
 from pathlib import Path
 from typing import Dict, List, Set
 
-import tool_python
 import usdt_testing
-
-tool_python.use_an_interpreter_with_pyelftools()
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 PACKAGES = ("usdtgen", "usdttool")
 
 
-def imports() -> Dict[str, Set[str]]:
-    """Module -> the modules of PACKAGES it imports (their subpackages' too: usdttool.files.elf)."""
-    modules = {".".join(path.relative_to(REPOSITORY).with_suffix("").parts): path for package in PACKAGES
-               for path in sorted((REPOSITORY / package).rglob("*.py"))}
-    graph = {}
-    for name, path in modules.items():
+def modules() -> Dict[str, Path]:
+    """Each module of PACKAGES by name (usdttool.files.elf), and its file."""
+    return {".".join(path.relative_to(REPOSITORY).with_suffix("").parts): path for package in PACKAGES
+            for path in sorted((REPOSITORY / package).rglob("*.py"))}
+
+
+def imported_names() -> Dict[str, Set[str]]:
+    """Module -> every module its import lines name (`from a import b`: a and a.b)."""
+    named = {}
+    for name, path in modules().items():
         # What `from .` means here: the module's package (a package's own __init__ is its package).
         package = name.rsplit(".", 1)[0] if path.name != "__init__.py" else name.removesuffix(".__init__")
         imported = set()
@@ -37,8 +39,15 @@ def imports() -> Dict[str, Set[str]]:
                 else:
                     base = node.module
                 imported |= {base, *(f"{base}.{alias.name}" for alias in node.names)}
-        graph[name] = {module for module in imported if module in modules and module != name}
-    return graph
+        named[name] = imported
+    return named
+
+
+def imports() -> Dict[str, Set[str]]:
+    """Module -> the modules of PACKAGES it imports (their subpackages' too: usdttool.files.elf)."""
+    ours = modules()
+    return {name: {module for module in imported if module in ours and module != name}
+            for name, imported in imported_names().items()}
 
 
 def cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
@@ -92,6 +101,12 @@ class ImportTest(unittest.TestCase):
         self.assertEqual([module for module in loaded if module.startswith("usdtgen.")],
                          ["usdtgen.errors", "usdtgen.notes", "usdtgen.tracer_probe"])
         self.assertNotIn("jinja2", loaded)
+
+    def test_no_module_imports_pyelftools(self):
+        importers = [name for name, imported in imported_names().items()
+                     if any(module.split(".")[0] == "elftools" for module in imported)]
+        self.assertEqual(importers, [])
+
 
 if __name__ == "__main__":
     usdt_testing.parse_options()

@@ -4,14 +4,12 @@ byte by byte, as sys/sdt.h and usdt's header lay them out (docs/internals.md, "S
 import struct
 import unittest
 
-import tool_python
 import usdt_testing
 
-tool_python.use_an_interpreter_with_pyelftools()
-from usdtgen.notes import Kind  # noqa: E402
-from usdtgen.tracer_probe import TracerArgument, TracerProbe  # noqa: E402
-from usdttool.files import probe_notes  # noqa: E402
-from usdttool.files.probe_notes import ArgumentSpec, Site  # noqa: E402
+from usdtgen.notes import Kind
+from usdtgen.tracer_probe import TracerArgument, TracerProbe
+from usdttool.files import probe_notes
+from usdttool.files.probe_notes import ArgumentSpec, Site
 
 
 def note(owner: str, note_type: int, desc: bytes, alignment: int = 4) -> bytes:

@@ -10,13 +10,11 @@ import tempfile
 import unittest
 from pathlib import Path
 
-import tool_python
 import usdt_testing
 from written_elf import PF_R, PF_W, elf_file, stapsdt_note
 
-tool_python.use_an_interpreter_with_pyelftools()
-from usdttool.files import process  # noqa: E402
-from usdttool.errors import ToolError  # noqa: E402
+from usdttool.files import process
+from usdttool.errors import ToolError
 
 SEMAPHORE = 0x400040        # file offset 0x40: the program header's first bytes, PT_LOAD (1)
 

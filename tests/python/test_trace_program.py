@@ -8,17 +8,15 @@ import tempfile
 import unittest
 from pathlib import Path
 
-import tool_python
 import usdt_testing
 
-tool_python.use_an_interpreter_with_pyelftools()
-from usdtgen.errors import GeneratorError  # noqa: E402
-from usdtgen.notes import Kind  # noqa: E402
-from usdtgen.tracer_probe import TracerArgument, TracerProbe  # noqa: E402
-from usdttool.answers import spans, summaries  # noqa: E402
-from usdttool.bpftrace import program, releases  # noqa: E402
-from usdttool.files import elf, probe_notes  # noqa: E402
-from usdttool.errors import ToolError  # noqa: E402
+from usdtgen.errors import GeneratorError
+from usdtgen.notes import Kind
+from usdtgen.tracer_probe import TracerArgument, TracerProbe
+from usdttool.answers import spans, summaries
+from usdttool.bpftrace import program, releases
+from usdttool.files import elf, probe_notes
+from usdttool.errors import ToolError
 
 
 def noted(provider, name, *arguments, specs="", source_name=None):

@@ -6,15 +6,13 @@ import tempfile
 import unittest
 from pathlib import Path
 
-import tool_python
 import usdt_testing
 from written_elf import PF_R, PF_W, elf_file, stapsdt_note
 
-tool_python.use_an_interpreter_with_pyelftools()
-from usdtgen.notes import Kind  # noqa: E402
-from usdtgen.tracer_probe import TracerArgument, TracerProbe  # noqa: E402
-from usdttool.bpftrace import unread_strings  # noqa: E402
-from usdttool.files import elf  # noqa: E402
+from usdtgen.notes import Kind
+from usdtgen.tracer_probe import TracerArgument, TracerProbe
+from usdttool.bpftrace import unread_strings
+from usdttool.files import elf
 
 GONE = 2 ** 22 + 1           # no process has this id: its memory cannot be read
 BIAS = 0x7f0000000000        # where the file is loaded in the process that was traced

@@ -42,8 +42,9 @@ MARKER = ".usdt-root-complete"
 RECIPE_VERSION = "1"
 
 # What `usdt trace` and tests/tool's modules use in a root: bpftrace, usdttool's imports
-# (jinja2 for the generator's templates, pyelftools for the notes), readelf (elf_notes.py),
-# pgrep (procps) and setpriv (util-linux, essential).
+# (jinja2 for the generator's templates), pyelftools (the tests' reference reader of ELF files,
+# tests/support/elftools_reading.py), readelf (elf_notes.py), pgrep (procps) and setpriv
+# (util-linux, essential). A change here makes every root again.
 TRACING_PACKAGES = ("bpftrace", "python3", "python3-jinja2", "python3-pyelftools", "binutils", "procps")
 
 # What building usdt and running its test suite needs in a root (suite_in_root.py): the
