@@ -183,10 +183,14 @@ def cxx_string_text(probe: Probe, argument: Argument) -> str:
 
 
 def cxx_declarations(probe: Probe) -> List[str]:
-    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, path.costly() ? ... : path.text())`: the C++
-    API's string and pointer arguments, in the locals a macro's are in (macro_declarations)."""
-    return _address_declarations(probe, lambda argument: cxx_string_text(probe, argument)
-                                 if argument.type.kind == Kind.STRING else f"{argument.name}.value")
+    """`char const *const _usdt_address_1 = path.costly() ? ... : path.text();`: the C++ API's string
+    and pointer arguments, in the locals a macro's are in (macro_declarations). They have their
+    types already (the argument classes converted them), so no conversion of the macros'
+    (_USDT_ADDRESS_ARG's template) is instantiated in every probe function."""
+    return [f"char const *const {_address_local(argument)} = {cxx_string_text(probe, argument)};"
+            if argument.type.kind == Kind.STRING
+            else f"void const *const {_address_local(argument)} = {argument.name}.value;"
+            for argument in probe.arguments if _points(argument)]
 
 
 def cxx_operands(probe: Probe) -> str:

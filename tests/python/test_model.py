@@ -134,11 +134,12 @@ class SiteDescriptionTest(unittest.TestCase):
         self.assertEqual(header_view.macro_operands(strings_and_pointers),
                          "_USDT_VALUE(address, _usdt_address_0) _USDT_VALUE(address, _usdt_address_1) "
                          "_USDT_ARG(i32, int, arg2) _USDT_POINTED_TO(_usdt_address_0) _USDT_POINTED_TO(_usdt_address_1)")
-        # The C++ API reaches the site as the macros do, from the same locals.
+        # The C++ API reaches the site as the macros do, from the same locals, of the types its
+        # argument classes converted the values to (no conversion left for the header to make).
         self.assertEqual(header_view.cxx_declarations(strings_and_pointers),
-                         ["_USDT_ADDRESS_ARG(_usdt_address_0, char const *, s.costly() ? "
-                          "s.prepared(_usdt_buffer_0, _USDT_SEMAPHORE_ACTIVE(p_x_semaphore)) : s.text())",
-                          "_USDT_ADDRESS_ARG(_usdt_address_1, void const volatile *, r.value)"])
+                         ["char const *const _usdt_address_0 = s.costly() ? "
+                          "s.prepared(_usdt_buffer_0, _USDT_SEMAPHORE_ACTIVE(p_x_semaphore)) : s.text();",
+                          "void const *const _usdt_address_1 = r.value;"])
         self.assertEqual(header_view.cxx_operands(strings_and_pointers),
                          "_USDT_VALUE(address, _usdt_address_0) _USDT_VALUE(address, _usdt_address_1) "
                          "_USDT_VALUE(i32, a.value) _USDT_POINTED_TO(_usdt_address_0) _USDT_POINTED_TO(_usdt_address_1)")

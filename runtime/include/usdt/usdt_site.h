@@ -232,13 +232,20 @@ static inline __attribute__((always_inline)) unsigned long long _usdt_in_registe
 /* An argument under 4 bytes, extended as its type says to the 32-bit register the spec names
    (`%k1`, `%r8d`). Tracers read only the spec's size of it, but gdb 16 misreads a 1-byte
    argument whose register holds a negative 32-bit value (Clang 19 at -O0 leaves a pointer's
-   bytes above it: 201 read as 55). Compilers mostly have the value extended already. */
+   bytes above it: 201 read as 55). Compilers mostly have the value extended already.
+   The value is of its declared type already, so C++ casts it with static_cast: _USDT_CAST's
+   template, instantiated at every site, was a good part of the typed C++ API's compile time. */
+#if defined(__cplusplus)
+#define _USDT_WIDENED_TO(type, value) static_cast<type>(value)
+#else
+#define _USDT_WIDENED_TO(type, value) ((type)(value))
+#endif
 #define _USDT_IN_REGISTER(member, value) _USDT_WIDENED_##member(value)
-#define _USDT_WIDENED_i8(value) _USDT_CAST(int, value)
-#define _USDT_WIDENED_i16(value) _USDT_CAST(int, value)
-#define _USDT_WIDENED_u8(value) _USDT_CAST(unsigned int, value)
-#define _USDT_WIDENED_u16(value) _USDT_CAST(unsigned int, value)
-#define _USDT_WIDENED_flag(value) _USDT_CAST(unsigned int, value)
+#define _USDT_WIDENED_i8(value) _USDT_WIDENED_TO(int, value)
+#define _USDT_WIDENED_i16(value) _USDT_WIDENED_TO(int, value)
+#define _USDT_WIDENED_u8(value) _USDT_WIDENED_TO(unsigned int, value)
+#define _USDT_WIDENED_u16(value) _USDT_WIDENED_TO(unsigned int, value)
+#define _USDT_WIDENED_flag(value) _USDT_WIDENED_TO(unsigned int, value)
 #define _USDT_WIDENED_i32(value) value
 #define _USDT_WIDENED_u32(value) value
 #define _USDT_WIDENED_i64(value) value

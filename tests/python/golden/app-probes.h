@@ -158,14 +158,14 @@ namespace myapp {
 
 _USDT_API_FUNCTION void request_start(::usdt::integer_argument<uint64_t, 0> id, ::usdt::string_argument<1> path) noexcept {
     ::usdt::string_buffer _usdt_buffer_1;
-    _USDT_ADDRESS_ARG(_usdt_address_1, char const *, path.costly() ? path.prepared(_usdt_buffer_1, _USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)) : path.text())
+    char const *const _usdt_address_1 = path.costly() ? path.prepared(_usdt_buffer_1, _USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)) : path.text();
     _USDT_SITE_myapp_request__start((_USDT_VALUE(u64, id.value) _USDT_VALUE(address, _usdt_address_1) _USDT_POINTED_TO(_usdt_address_1)));
 }
 
 _USDT_API_FUNCTION void kinds(::usdt::integer_argument<int8_t, 0> small, ::usdt::integer_argument<uint32_t, 1> count, ::usdt::bool_argument<2> on, ::usdt::pointer_argument<3> request, ::usdt::string_argument<4> name, ::usdt::integer_argument<long, 5> delta, ::usdt::integer_argument<size_t, 6> size) noexcept {
     ::usdt::string_buffer _usdt_buffer_4;
-    _USDT_ADDRESS_ARG(_usdt_address_3, void const volatile *, request.value)
-    _USDT_ADDRESS_ARG(_usdt_address_4, char const *, name.costly() ? name.prepared(_usdt_buffer_4, _USDT_SEMAPHORE_ACTIVE(myapp_kinds_semaphore)) : name.text())
+    void const *const _usdt_address_3 = request.value;
+    char const *const _usdt_address_4 = name.costly() ? name.prepared(_usdt_buffer_4, _USDT_SEMAPHORE_ACTIVE(myapp_kinds_semaphore)) : name.text();
     _USDT_SITE_myapp_kinds((_USDT_VALUE(i8, small.value) _USDT_VALUE(u32, count.value) _USDT_VALUE(flag, on.value) _USDT_VALUE(address, _usdt_address_3) _USDT_VALUE(address, _usdt_address_4) _USDT_VALUE(word, delta.value) _USDT_VALUE(uword, size.value) _USDT_POINTED_TO(_usdt_address_3) _USDT_POINTED_TO(_usdt_address_4)));
 }
 
