@@ -6,7 +6,9 @@ KeyboardInterrupt exits 130 quietly; `usdt trace` handles Ctrl-C itself (trace.p
 """
 
 import argparse
+import io
 import os
+import select
 import signal
 import sys
 from typing import List, Optional
@@ -83,6 +85,47 @@ class _Messages:
         return getattr(self.stream, name)
 
 
+class _WholeLines(io.BufferedIOBase):
+    """Standard output in writes that each end where a line ends and hold at most PIPE_BUF
+    bytes, which a pipe never splits: the traced command shares it (`usdt trace ./app --
+    ./app | less`), and its own lines come between usdt's, never inside one, as they did with
+    Python's writes of 8 KiB wherever they ended. A flush writes a last unfinished line too."""
+
+    def __init__(self, descriptor: int):
+        super().__init__()
+        self.descriptor = descriptor
+        self.pending = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.descriptor
+
+    def isatty(self) -> bool:
+        return os.isatty(self.descriptor)
+
+    def write(self, data) -> int:
+        self.pending += data
+        if len(self.pending) >= select.PIPE_BUF:
+            self._write_out(whole_lines_only=True)
+        return len(data)
+
+    def flush(self) -> None:
+        self._write_out(whole_lines_only=False)
+
+    def _write_out(self, whole_lines_only: bool) -> None:
+        while self.pending:
+            end = self.pending.rfind(b"\n", 0, select.PIPE_BUF) + 1
+            if len(self.pending) <= select.PIPE_BUF and not whole_lines_only:
+                end = len(self.pending)
+            elif end == 0:
+                if len(self.pending) < select.PIPE_BUF:
+                    return      # a line not finished yet
+                end = select.PIPE_BUF     # a line longer than PIPE_BUF: no write keeps it whole
+            del self.pending[:os.write(self.descriptor, self.pending[:end])]
+
+
 def _standard_streams() -> List[int]:
     """The standard descriptors that were closed (`>&-`), each now /dev/null: else the next file
     usdt opens, a pipe to bpftrace say, would take its number, and the command would inherit it
@@ -102,6 +145,10 @@ def _standard_streams() -> List[int]:
         closed.append(descriptor)
     if 1 in closed:
         sys.stdout = open(os.devnull, "w")
+    elif sys.stdout is sys.__stdout__:      # not a test's capture
+        sys.stdout.flush()
+        sys.stdout = io.TextIOWrapper(_WholeLines(1), encoding=sys.stdout.encoding, errors=sys.stdout.errors,
+                                      line_buffering=sys.stdout.line_buffering)
     if 2 in closed:
         sys.stderr = open(os.devnull, "w")
     sys.stderr = _Messages(sys.stderr)

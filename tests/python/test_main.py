@@ -4,6 +4,7 @@ step of the generator's pipeline reports them."""
 
 import contextlib
 import io
+import select
 import tempfile
 import unittest
 from pathlib import Path
@@ -70,6 +71,44 @@ class CommandLineTest(unittest.TestCase):
     def test_the_jinja2_the_launcher_looks_for(self):
         # usdt imports it only to render a trace's program; bin/launcher.in looks for it at the start.
         self.assertEqual(main.LATER_IMPORTS, ("jinja2",))
+
+
+class WholeLinesTest(unittest.TestCase):
+    """usdt's standard output, which the traced command shares: each write ends at a line's end
+    and fits in PIPE_BUF, so the command's lines come between usdt's, never inside one."""
+
+    def written(self, texts, accepted=None):
+        """The writes of `texts` through usdt's standard output; `accepted(size)`: how many bytes
+        a write takes (a pipe may take fewer)."""
+        writes = []
+
+        def write(descriptor, data):
+            taken = len(data) if accepted is None else accepted(len(data))
+            writes.append(bytes(data[:taken]))
+            return taken
+        with mock.patch.object(main.os, "write", side_effect=write):
+            stdout = io.TextIOWrapper(main._WholeLines(1), encoding="utf-8")
+            for text in texts:
+                stdout.write(text)
+            stdout.flush()
+        return writes
+
+    def test_each_write_ends_a_line_and_fits_in_pipe_buf(self):
+        lines = [f"{n} pid=1 tid=1 spans:flood n={'x' * (n % 300)}\n" for n in range(5000)]
+        for accepted in (None, lambda size: max(1, size // 3)):
+            with self.subTest(partial_writes=accepted is not None):
+                writes = self.written(lines, accepted)
+                self.assertEqual(b"".join(writes).decode(), "".join(lines))
+                if accepted is None:
+                    self.assertTrue(all(len(write) <= select.PIPE_BUF and write.endswith(b"\n") for write in writes))
+                    self.assertGreater(len(writes), 100)
+
+    def test_a_flush_writes_an_unfinished_line_and_a_longer_one_is_cut(self):
+        self.assertEqual(self.written(["usdt: tracing", " 1 probe"]), [b"usdt: tracing 1 probe"])
+        long_line = "x" * (2 * select.PIPE_BUF) + "\n"
+        writes = self.written([long_line])
+        self.assertEqual(b"".join(writes), long_line.encode())
+        self.assertTrue(all(len(write) <= select.PIPE_BUF for write in writes))
 
 
 if __name__ == "__main__":
