@@ -114,14 +114,6 @@ def _address_local(argument: Argument) -> str:
     return f"_usdt_address_{argument.index}"
 
 
-def _address_declarations(probe: Probe, value) -> List[str]:
-    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, <value(argument)>)`: each string or pointer
-    argument, converted and held in a local, as its site names it twice. The macros and the C++
-    API reach the site the same way from there."""
-    return [f"_USDT_ADDRESS_ARG({_address_local(argument)}, {c_type(argument)}, {value(argument)})"
-            for argument in probe.arguments if _points(argument)]
-
-
 def _operands(probe: Probe, value) -> str:
     """The site's operands: each argument's _USDT_VALUE (`value(argument)` for an integer or bool;
     its local for a string or pointer), then the memory each string or pointer points to."""
@@ -132,8 +124,11 @@ def _operands(probe: Probe, value) -> str:
 
 
 def macro_declarations(probe: Probe) -> List[str]:
-    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, arg1)`"""
-    return _address_declarations(probe, lambda argument: argument.macro_parameter)
+    """`_USDT_ADDRESS_ARG(_usdt_address_1, char const *, arg1)`: each string or pointer argument,
+    converted and held in a local, as its site names it twice. The macros and the C++ API
+    (cxx_declarations) reach the site the same way from there."""
+    return [f"_USDT_ADDRESS_ARG({_address_local(argument)}, {c_type(argument)}, {argument.macro_parameter})"
+            for argument in probe.arguments if _points(argument)]
 
 
 def macro_operands(probe: Probe) -> str:

@@ -65,8 +65,7 @@ def _abi_version(runtime_header: str) -> str:
 def compile_templates() -> None:
     """Compiles every template into COMPILED_DIRECTORY (CMakeLists.txt, as usdt is installed)."""
     COMPILED_DIRECTORY.mkdir(exist_ok=True)
-    environment = _environment(_CompiledTemplates(writing=True))
-    environment.loader = _NamedAsInstalled(str(TEMPLATE_DIRECTORY))
+    environment = _new_environment(_NamedAsInstalled(str(TEMPLATE_DIRECTORY)), _CompiledTemplates(writing=True))
     for template in sorted(TEMPLATE_DIRECTORY.glob("*.j2")):
         environment.get_template(template.name)
 
@@ -105,10 +104,14 @@ class _CompiledTemplates(jinja2.BytecodeCache):
 
 
 @functools.lru_cache(maxsize=None)
-def _environment(compiled: Optional[jinja2.BytecodeCache] = None) -> jinja2.Environment:
+def _environment() -> jinja2.Environment:
+    return _new_environment(jinja2.FileSystemLoader(str(TEMPLATE_DIRECTORY)), _CompiledTemplates())
+
+
+def _new_environment(loader: jinja2.BaseLoader, compiled: jinja2.BytecodeCache) -> jinja2.Environment:
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIRECTORY)),
-        bytecode_cache=compiled or _CompiledTemplates(),
+        loader=loader,
+        bytecode_cache=compiled,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

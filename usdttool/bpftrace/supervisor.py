@@ -153,8 +153,8 @@ def trace(bpftrace: str, program: str, pid: Optional[int], by_pid: bool, watch_p
         lines.restore_own_semaphores()
         for tracer in lines.tracers:
             tracer.stopper.send()
-        # Each bpftrace is waited for (and reaped), but one left to end by itself (done_with).
-        waited = [tracer for tracer in lines.tracers if tracer.ended or not lines.done_with(tracer)]
+        # Each bpftrace is waited for (and reaped), but one left to end by itself.
+        waited = [tracer for tracer in lines.tracers if not lines.left_to_end(tracer)]
         for tracer in waited:
             tracer.stopper.wait()
         if loaded is not None:
@@ -386,7 +386,11 @@ class _Output:
     def done_with(self, tracer: _Tracer) -> bool:
         """Whether `tracer` has ended, or with `done_when_printed`, printed all it will: its final
         counts have come and every line handed over with them has been handled."""
-        return tracer.ended or self.done_when_printed and not self.taken \
+        return tracer.ended or self.left_to_end(tracer)
+
+    def left_to_end(self, tracer: _Tracer) -> bool:
+        """Whether usdt is done with `tracer` though it has not ended: it ends by itself."""
+        return not tracer.ended and self.done_when_printed and not self.taken \
             and self.output.final_counts_read(tracer.number)
 
     def _before_attached(self, tracer: _Tracer, item: object) -> None:
