@@ -58,9 +58,10 @@ expect "the dtrace in /usr/libexec/usdt/bin" "usdt-dtrace (usdt) $version" /usr/
 [ ! -e /usr/bin/dtrace ] || fail "/usr/bin/dtrace exists before systemtap-sdt-dev is installed"
 usdt list --help >/dev/null || fail "usdt list --help"
 expect "pkg-config usdt's version" "$version" pkg-config --modversion usdt
-# usdt.pc names /usr/include, which pkg-config leaves out of the flags as a system directory.
-expect "pkg-config usdt's include directory" /usr/include pkg-config --variable=includedir usdt
-expect "pkg-config --cflags usdt" "" pkg-config --cflags usdt
+# usdt.pc names the one installed copy of the runtime headers, the generator's.
+expect "pkg-config usdt's include directory" /usr/share/usdt/runtime/include pkg-config --variable=includedir usdt
+expect "pkg-config --cflags usdt" "-I/usr/share/usdt/runtime/include" sh -c 'echo $(pkg-config --cflags usdt)'
+[ ! -e /usr/include/usdt ] || fail "/usr/include/usdt exists: the runtime headers are installed once, in /usr/share/usdt"
 python3 -c 'import usdtgen' 2>/dev/null && fail "usdtgen is importable by python3: it should stay private"
 [ -n "$(find /usr/share/usdt -name '*.pyc')" ] || fail "no byte-compiled module in /usr/share/usdt (py3compile)"
 for page in usdt usdt-dtrace; do

@@ -54,12 +54,13 @@ class InstallTest(unittest.TestCase):
 
     def test_the_pkg_config_file_names_the_prefix_it_was_installed_to(self):
         # pkg-config prints paths as the file spells them: a prefix of `${pcfiledir}/../..`
-        # printed -I/usr/share/pkgconfig/../../include, which it does not drop as a system
-        # directory. The build was configured for another prefix than --prefix's.
+        # printed -I/usr/share/pkgconfig/../usdt/runtime/include. The build was configured for
+        # another prefix than --prefix's. The directory is the generator's runtime headers', the
+        # one installed copy.
         installed_to = package.staging_prefix(self.prefix)
         self.assertNotEqual(package.cache_value(package.SETUP.build_dir, "CMAKE_INSTALL_PREFIX"), str(installed_to))
         lines = (self.prefix / PKG_CONFIG_FILE).read_text().splitlines()
-        self.assertEqual(lines[:2], [f"prefix={installed_to}", "includedir=${prefix}/include"])
+        self.assertEqual(lines[:2], [f"prefix={installed_to}", "includedir=${prefix}/share/usdt/runtime/include"])
 
     def test_no_installed_file_names_a_directory_of_this_machine(self):
         setup = package.SETUP

@@ -57,7 +57,7 @@ class MesonDependencyTest(unittest.TestCase):
             with self.subTest(output=command["output"]):
                 include_directories = {os.path.normpath(os.path.join(command["directory"], word[2:]))
                                        for word in shlex.split(command["command"]) if word.startswith("-I")}
-                self.assertIn(str(self.prefix / "include"), include_directories)
+                self.assertIn(str(self.prefix / "share/usdt/runtime/include"), include_directories)
 
     def test_each_program_runs(self):
         for program in ("through_cmake", "through_pkg_config"):

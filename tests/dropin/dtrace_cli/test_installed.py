@@ -6,7 +6,7 @@ tests/package/install_prefix.py): `usdt-dtrace -h` and `-G` on programs/semantic
 programs/semantics.c compiled and linked with no flag naming the prefix (the header is
 self-contained). The program must run and carry its probes. The same through a symlink to
 the command. Running the command must not write into the prefix (no __pycache__). usdt.pc,
-for code that includes usdt/usdt.h itself, names the include directory of the prefix it was
+for code that includes usdt/usdt.h itself, names the runtime headers' directory in the prefix it was
 installed to (tests/package/test_install.py); moved, `pkg-config --define-prefix` gives the
 prefix's own, as a clean path.
 """
@@ -68,7 +68,7 @@ class InstalledTest(unittest.TestCase):
         # The prefix moved: pkg-config takes it from usdt.pc's directory, <prefix>/share/pkgconfig.
         flags = support.run(["pkg-config", "--define-prefix", "--cflags", "--libs", "usdt"],
                             environment=environment).stdout.split()
-        self.assertEqual(flags, [f"-I{self.prefix}/include"])
+        self.assertEqual(flags, [f"-I{self.prefix}/share/usdt/runtime/include"])
 
     def test_installed_command_serves_a_makefile_project(self):
         self.assert_serves_a_makefile_project(self.prefix, self.prefix / "bin" / "usdt-dtrace", "installed")
