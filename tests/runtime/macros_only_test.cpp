@@ -11,12 +11,14 @@
 #include <set>
 #include <string>
 
-// With the typed API these would clash with the template functions of the same names.
+// With the typed API these would clash with its probe functions and argument types of the same
+// names (the macros' own type traits are in usdt::detail).
 namespace myapp {
 int request_start = 0;
 }
 namespace usdt {
-int detail = 0;
+int integer_argument = 0;
+int string_argument = 0;
 }
 
 TEST_CASE("the macros fire and are enabled as in C") {
@@ -29,5 +31,5 @@ TEST_CASE("the macros fire and are enabled as in C") {
     }
     CHECK(probes == std::set<std::string>{"myapp:request__start", "register:done"});
     CHECK(myapp::request_start == 0);
-    CHECK(usdt::detail == 0);
+    CHECK(usdt::integer_argument + usdt::string_argument == 0);
 }

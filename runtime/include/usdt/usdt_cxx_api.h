@@ -1,9 +1,9 @@
 /*
  * usdt/usdt_cxx_api.h: the typed C++ API's argument types, usdt::integer_argument<T, N> and
  * its siblings, which a generated probe function takes as parameters (left out with
- * USDT_NO_CXX_API). C++ only; it builds on usdt/usdt_cxx.h, and a generated header carries it
- * after that file. Names are in namespace usdt or carry a `_USDT_` or `_usdt_` prefix; the
- * spelling rule of usdt/usdt.h's comment (`char const *`) holds here too.
+ * USDT_NO_CXX_API). C++ only; it builds on usdt/usdt_cxx.h and its type traits, and a
+ * generated header carries it after that file. Names are in namespace usdt or carry a `_USDT_`
+ * prefix; the spelling rule of usdt/usdt.h's comment (`char const *`) holds here too.
  */
 #ifndef USDT_USDT_CXX_API_H
 #define USDT_USDT_CXX_API_H
@@ -45,30 +45,13 @@
 namespace usdt {
 namespace detail {
 
-/* The few type traits the argument types need, without <type_traits>, which alone costs a
-   translation unit more to compile than all of them. */
-template <bool Value>
-struct constant {
-    static constexpr bool value = Value;
-};
-using true_type = constant<true>;
-using false_type = constant<false>;
-
-/* `template <typename T, when<condition> = 0>`: a constructor taken only when the condition holds. */
-template <bool Condition>
-using when = typename ::_usdt_enable_if<Condition>::type;
-
-template <typename T, typename U>
-struct is_same : false_type {};
-template <typename T>
-struct is_same<T, T> : true_type {};
-
+/* More traits, for the argument types only, on those of usdt/usdt_cxx.h. */
 template <typename To>
 void convert_to(To) noexcept;
 template <typename From, typename To, typename = void>
 struct is_convertible : false_type {};
 template <typename From, typename To>
-struct is_convertible<From, To, decltype(convert_to<To>(::_usdt_declval<From>()))> : true_type {};
+struct is_convertible<From, To, decltype(convert_to<To>(declval<From>()))> : true_type {};
 
 /* The standard integer and character types; not the 128-bit extensions, wider than any
    declared type. */
@@ -100,12 +83,6 @@ _USDT_INTEGER(unsigned long long)
 template <typename T>
 struct always_false : false_type {};
 
-/* The argument types' constructors deduce T from a `const T &` parameter too, so T may be
-   const or volatile: every trait below looks at the type without them (a `volatile int` is an
-   int). */
-template <typename T>
-using bare = typename ::_usdt_bare<T>::type;
-
 /* Integers, bools and enums, scoped or not, no wider than the declared type, as a function
    taking the declared type would take them without narrowing. */
 template <typename T, typename Declared>
@@ -122,10 +99,6 @@ struct fits : constant<(is_integer<bare<T>>::value || __is_enum(bare<T>)) && siz
 template <typename T>
 struct constant_checked : constant<_USDT_CONSTEVAL_CONSTANTS && is_integer<bare<T>>::value> {};
 
-/* Class types, std::atomic included: refused by integer and bool arguments. */
-template <typename T>
-struct is_class : constant<::_usdt_is_class<T>::value> {};
-
 #if _USDT_CONSTEVAL_CONSTANTS
 /* Named for the message: a constant too large for the declared type calls it, which a
    constant expression cannot. */
@@ -135,21 +108,21 @@ inline void integer_constant_does_not_fit_the_declared_type() noexcept {}
 template <typename T, typename = void>
 struct has_c_str : false_type {};
 template <typename T>
-struct has_c_str<T, decltype(void(static_cast<char const *>(::_usdt_declval<const T &>().c_str())))>
+struct has_c_str<T, decltype(void(static_cast<char const *>(declval<const T &>().c_str())))>
     : true_type {};
 
 template <typename T, typename = void>
 struct has_data_and_size : false_type {};
 template <typename T>
-struct has_data_and_size<T, decltype(void(static_cast<char const *>(::_usdt_declval<const T &>().data())),
-                                     void(::_usdt_declval<const T &>().size()))> : true_type {};
+struct has_data_and_size<T, decltype(void(static_cast<char const *>(declval<const T &>().data())),
+                                     void(declval<const T &>().size()))> : true_type {};
 
 /* The customization point: `usdt_format(const T &)`, found by argument-dependent lookup,
    returns an object with c_str() (a std::string of JSON, say) for a string argument. */
 template <typename T, typename = void>
 struct has_usdt_format : false_type {};
 template <typename T>
-struct has_usdt_format<T, decltype(void(static_cast<char const *>(usdt_format(::_usdt_declval<const T &>()).c_str())))>
+struct has_usdt_format<T, decltype(void(static_cast<char const *>(usdt_format(declval<const T &>()).c_str())))>
     : true_type {};
 
 template <typename T>
