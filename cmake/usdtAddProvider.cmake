@@ -143,9 +143,22 @@ function(_usdt_python_with_jinja2 python result)
   endif()
 endfunction()
 
+# Which Python runs usdt's code: one rule, for the generator's rules here and for usdt's own
+# commands (bin/launcher.in), which CMakeLists.txt configures with this same choice; the test
+# modules run under it too. It is applied twice, here at configure time and by the launcher at
+# every start, because an installed prefix can outlive the interpreter it was configured with
+# or move to another machine.
+#  - An interpreter that imports Jinja2, what the generator imports beyond the standard library,
+#    started by its own path (its sys.executable): a version manager's shim found as `python3`
+#    (pyenv's) costs every start a second or so.
+#  - USDT_PYTHON_EXECUTABLE when given, which must import it; else the first of the Python 3 on
+#    PATH (find_package) and Debian's /usr/bin/python3, where apt installs python3-jinja2, that
+#    imports it.
+#  - At run time, when the configured one has gone: Debian's, else `python3` on PATH, which comes
+#    last there because it would be started, shim and all, at every command rather than once. One
+#    that cannot import Jinja2 runs the command again under Debian's.
 # Finds USDT_PYTHON_EXECUTABLE, and sets the global property USDT_GENERATOR_PYTHON to the same
-# interpreter by its own path, which the generator's rules run: a version manager's shim found
-# as `python3` (pyenv's) costs every run of the generator a second or so.
+# interpreter by its own path.
 function(_usdt_find_python)
   if(USDT_PYTHON_EXECUTABLE)
     _usdt_python_with_jinja2("${USDT_PYTHON_EXECUTABLE}" executable)

@@ -1,34 +1,23 @@
 """pyflakes finds nothing in the Python code: the generator, the usdt tool, the tests and the benchmarks.
 
 pyflakes runs under the first of this interpreter and Debian's /usr/bin/python3 (package
-python3-pyflakes, which tests/install-dependencies.sh installs) that has it.
+python3-pyflakes, which tests/install-dependencies.sh installs) that has it (tool_python.py).
 """
 
 import subprocess
-import sys
 import unittest
 from pathlib import Path
 
+import tool_python
 import usdt_testing
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 CHECKED = ("usdtgen", "usdttool", "tests", "bench")
 
 
-def interpreter_with_pyflakes():
-    for python in dict.fromkeys((sys.executable, "/usr/bin/python3")):
-        try:
-            probe = subprocess.run([python, "-c", "import pyflakes"], capture_output=True, check=False)
-        except OSError:
-            continue
-        if probe.returncode == 0:
-            return python
-    return None
-
-
 class PyflakesTest(unittest.TestCase):
     def test_python_code_is_clean(self):
-        python = interpreter_with_pyflakes()
+        python = tool_python.interpreter_with("pyflakes")
         self.assertIsNotNone(python, "pyflakes not found (Debian: apt-get install python3-pyflakes)")
         paths = [str(REPOSITORY / name) for name in CHECKED if (REPOSITORY / name).exists()]
         result = subprocess.run([python, "-m", "pyflakes", *paths], capture_output=True, text=True, check=False)
@@ -36,7 +25,7 @@ class PyflakesTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0)
 
     def test_pyflakes_reports_what_it_is_for(self):
-        python = interpreter_with_pyflakes()
+        python = tool_python.interpreter_with("pyflakes")
         self.assertIsNotNone(python)
         result = subprocess.run([python, "-m", "pyflakes"], input="import os\n", capture_output=True,
                                 text=True, check=False)

@@ -8,24 +8,19 @@ installed command) run the launcher as a user does, and so does every `usdt trac
 test reads as it goes or stops with a signal (test_trace.py's usdt_command).
 """
 
-import importlib.util
-import os
-import sys
 from typing import List
 
-# The interpreter bin/launcher.in falls back to when the one on PATH lacks the modules.
-SYSTEM_PYTHON = "/usr/bin/python3"
+import tool_python
+
 # What usdt imports beyond the standard library (bin/launcher.in's DEBIAN_PACKAGES).
 MODULES = ("jinja2",)
 
 
 def interpreter() -> List[str]:
-    """[the interpreter that imports usdt's modules], or [] (run the launcher itself)."""
-    if all(importlib.util.find_spec(module) is not None for module in MODULES):
-        return [sys.executable]
-    if os.access(SYSTEM_PYTHON, os.X_OK):
-        return [SYSTEM_PYTHON]
-    return []
+    """[the interpreter that imports usdt's modules], or [] (run the launcher itself): this one,
+    which is the launcher's own (tests/CMakeLists.txt), else Debian's, as the launcher falls back."""
+    python = tool_python.interpreter_with(*MODULES)
+    return [python] if python else []
 
 
 INTERPRETER = interpreter()

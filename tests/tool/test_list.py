@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -286,6 +287,14 @@ class ErrorTest(ListTestCase):
         result = usdt("list", program, environment={"PATH": f"{directory}:{os.environ['PATH']}"})
         self.assert_lists(result, [f"{program}: no probes"])
         self.assertFalse(started.exists(), "the launcher started the python3 on PATH")
+
+    def test_the_launcher_starts_the_generators_interpreter(self):
+        # One choice at configure time (usdtAddProvider.cmake's _usdt_find_python) for the
+        # generator, the launchers and the tests, which CTest runs under it.
+        configured = re.search(r'^for python in "([^"]*)" /usr/bin/python3; do$', Path(OPTIONS.usdt).read_text(),
+                               re.MULTILINE)
+        self.assertIsNotNone(configured, "bin/launcher.in's loop over interpreters")
+        self.assertEqual(configured[1], sys.executable)
 
     def test_without_the_interpreter_configure_found(self):
         # It was uninstalled, or the prefix went to another machine: Debian's, else python3 on PATH.

@@ -42,10 +42,8 @@ for path in sorted(set(paths)):
 """
 
     def test_false_only_without_probes(self):
-        interpreter = launcher.INTERPRETER or [sys.executable]
-        if subprocess.run([tool_python.SYSTEM_PYTHON, "-c", "import elftools"], capture_output=True,
-                          check=False).returncode == 0:
-            interpreter = [tool_python.SYSTEM_PYTHON]
+        with_pyelftools = tool_python.interpreter_with("elftools")
+        interpreter = [with_pyelftools] if with_pyelftools else launcher.INTERPRETER or [sys.executable]
         files = [PROGRAMS[name] for name in PROGRAM_NAMES if PROGRAMS.get(name)]
         repository = Path(__file__).resolve().parents[2]
         result = subprocess.run([*interpreter, "-c", self.SCRIPT, *files], capture_output=True, text=True, timeout=60,
