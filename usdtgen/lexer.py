@@ -10,7 +10,7 @@ a `#pragma usdt` line.
 import codecs
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Optional
 
 from .errors import GeneratorError, SourceLocation, printable
 
@@ -28,7 +28,10 @@ _BLANKS_RE = re.compile(r"[ \t\r\f\v]+")
 # provider file may hold around its providers contain (`char name[16];`, `A = 1 << 2`).
 _OTHER_RE = re.compile(r"""[0-9][A-Za-z0-9_.]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[][=+\-.&|<>!~%^?/]""")
 _LINE_MARKER_RE = re.compile(r'#\s*(?:line\s+)?(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?[^\n]*')
-_USDT_PRAGMA_RE = re.compile(r"#\s*pragma\s+usdt\b[ \t]*([^\n#]*)")  # a `#` after it starts a comment
+# The pragmas of provider files, `#pragma usdt SETTINGS` and DTrace's `#pragma D ...`: the lexer
+# reads them itself, and the C preprocessor passes them through, so preprocess.py counts neither
+# as a directive. Group 1 is what follows `usdt`, up to a `#`, which starts a comment.
+_PROVIDER_PRAGMA_RE = re.compile(r"#[ \t]*pragma[ \t]+(?:usdt\b[ \t]*([^\n#]*)|D\b)")
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ def tokenize(text: str, path: str, preprocessed: bool = False) -> Iterator[Token
         elif character == "#":
             at_line_start = text[line_start:position].strip() == ""
             marker = _LINE_MARKER_RE.match(text, position) if preprocessed and at_line_start else None
-            pragma = _USDT_PRAGMA_RE.match(text, position) if at_line_start else None
+            pragma = provider_pragma(text, position) if at_line_start else None
             if marker:
                 # The marker names the line that follows it.
                 line = int(marker.group(1)) - 1
@@ -91,7 +94,7 @@ def tokenize(text: str, path: str, preprocessed: bool = False) -> Iterator[Token
                 if marker.group(2):
                     path = _unquote(marker.group(2))
                 position = marker.end()
-            elif pragma:
+            elif pragma and pragma.group(1) is not None:
                 body_column = pragma.start(1) - line_start + 1
                 yield Token(PRAGMA, pragma.group(1), SourceLocation(path, line, body_column))
                 position = pragma.end()
@@ -114,6 +117,12 @@ def tokenize(text: str, path: str, preprocessed: bool = False) -> Iterator[Token
                 raise GeneratorError(here(), f"unexpected character '{printable(character)}'")
             yield Token(kind, word.group(0), here())
             position = word.end()
+
+
+def provider_pragma(text: str, position: int) -> Optional[re.Match]:
+    """The `#pragma usdt` or `#pragma D` at `position` in `text`, a `#` that starts its line, or
+    None; the match's group 1 is the text of a `#pragma usdt`, None for a `#pragma D`."""
+    return _PROVIDER_PRAGMA_RE.match(text, position)
 
 
 def _unquote(quoted: str) -> str:

@@ -12,16 +12,16 @@ import subprocess
 from typing import Dict, Iterator, List, Sequence, Tuple
 
 from .errors import GeneratorError, PreprocessorFailed, SourceLocation
-from .lexer import IDENTIFIER, Token
+from .lexer import IDENTIFIER, Token, provider_pragma
 
 # The preprocessor's directives (GCC's and Clang's, a line marker `# 12 "file"` among them, not
-# `# 2 probes per request`), but
-# `#pragma D ...` and `#pragma usdt ...`, which the lexer reads itself. Another word after a
-# line's `#` makes a comment, which the preprocessor would reject ("invalid preprocessing
-# directive #file"): a file with only such lines is read as it is.
-_DIRECTIVE_RE = re.compile(r"^[ \t]*#[ \t]*(?:(?:include|include_next|import|define|undef|if|ifdef|ifndef|elif|"
-                           r"elifdef|elifndef|else|endif|line|error|warning|ident|sccs|assert|unassert)\b|"
-                           r"pragma\b(?![ \t]+(?:D|usdt)\b)|[0-9]+[ \t]*(?:\"|$))", re.MULTILINE)
+# `# 2 probes per request`), but the pragmas of provider files (`#pragma usdt`, `#pragma D`),
+# which the lexer reads itself (lexer.provider_pragma). Another word after a line's `#` makes
+# a comment, which the preprocessor would reject ("invalid preprocessing directive #file"): a
+# file with only such lines is read as it is. Group 1 is the `#`, group 2 a directive's name.
+_DIRECTIVE_RE = re.compile(r"^[ \t]*(#)[ \t]*(?:(include|include_next|import|define|undef|if|ifdef|ifndef|elif|"
+                           r"elifdef|elifndef|else|endif|line|error|warning|ident|sccs|assert|unassert|pragma)\b|"
+                           r"[0-9]+[ \t]*(?:\"|$))", re.MULTILINE)
 
 
 # A diagnostic that says where: `file:line:col: error:` (GCC leaves the column out of some).
@@ -29,7 +29,8 @@ _LOCATED_ERROR_RE = re.compile(r"^[^\n]+:\d+(?::\d+)?: (?:fatal )?error: ", re.M
 
 
 def needs_preprocessor(text: str) -> bool:
-    return _DIRECTIVE_RE.search(text) is not None
+    return any(directive.group(2) != "pragma" or provider_pragma(text, directive.start(1)) is None
+               for directive in _DIRECTIVE_RE.finditer(text))
 
 
 def preprocess(path: str, compiler: Sequence[str], options: Sequence[str]) -> str:

@@ -108,6 +108,12 @@ class DirectiveTest(unittest.TestCase):
         self.assertEqual(tokens("#pragma usdt semaphore p:x # p:y too\nx")[:2], [
             ("pragma", "semaphore p:x ", "t.d:1:14"), ("identifier", "x", "t.d:2:1")])
 
+    def test_a_pragma_is_one_line(self):
+        # `#` and `pragma usdt` on two lines: a comment, then words, and the lines still count.
+        self.assertEqual(located("#\npragma usdt semaphore p:x\ny"), [
+            ("pragma", "t.d:2:1"), ("usdt", "t.d:2:8"), ("semaphore", "t.d:2:13"), ("p", "t.d:2:23"),
+            (":", "t.d:2:24"), ("x", "t.d:2:25"), ("y", "t.d:3:1")])
+
     def test_line_marker_moves_file_and_line(self):
         # The marker names the line that follows it.
         text = 'provider\n# 12 "other.d"\np {\n\n  probe\n'

@@ -31,6 +31,18 @@ class NeedsPreprocessorTest(unittest.TestCase):
             with self.subTest(text=text):
                 self.assertFalse(preprocess.needs_preprocessor(text))
 
+    def test_the_pragmas_the_lexer_reads_are_the_pragmas_left_out(self):
+        # One recognizer (lexer.provider_pragma): a pragma line needs the preprocessor exactly
+        # when the lexer reads it as neither `#pragma usdt` (a pragma token) nor `#pragma D`.
+        lines = {"#pragma usdt semaphore p:x": (False, ["semaphore p:x"]), "  # pragma\tusdt": (False, [""]),
+                 "#pragma D option quiet": (False, []), "#pragma\tD": (False, []),
+                 "#pragma usdtx p:x": (True, []), "#pragma Dx": (True, []), "#pragma once": (True, []),
+                 "#pragma GCC poison usdt": (True, [])}
+        for line, expected in lines.items():
+            with self.subTest(line=line):
+                pragmas = [token.text for token in tokenize(line + "\n", "t.d") if token.kind == "pragma"]
+                self.assertEqual((preprocess.needs_preprocessor(line + "\n"), pragmas), expected)
+
 
 class PreprocessTest(unittest.TestCase):
     def setUp(self):
