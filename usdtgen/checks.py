@@ -119,6 +119,10 @@ _DEFINED_MACROS = re.compile(
     r"_?USDT_\w*")
 
 
+# Names C reserves for the implementation: `__` or `_` and a capital letter first.
+_RESERVED_FOR_THE_IMPLEMENTATION = re.compile(r"_[A-Z_]")
+
+
 # Top-level namespaces the C++ standard reserves: `std` ([namespace.std]), `std` followed by
 # digits ([namespace.future]) and `posix` ([namespace.posix]). A provider's namespace is top-level.
 _RESERVED_NAMESPACES = re.compile(r"std[0-9]*|posix")
@@ -141,7 +145,7 @@ def check_generated_names_free(named: Iterable[Generated], typedef_names: Iterab
     types_seen = set(types.NAMED_INTEGERS) | set(typedef_names)
     for what, location, generated_names in named:
         for generated in generated_names:
-            if re.match(r"_[A-Z_]", generated):
+            if _RESERVED_FOR_THE_IMPLEMENTATION.match(generated):
                 raise GeneratorError(location, f"{what} would generate '{generated}', a name reserved "
                                                "for the C implementation (it starts with '__' or '_' and a "
                                                "capital letter); rename it")

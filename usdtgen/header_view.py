@@ -6,6 +6,7 @@ Argument lists the header prints on one line are joined here: a template loop pe
 probe costs far more than a join, and the header has several lists per probe.
 """
 
+import functools
 import re
 from typing import List
 
@@ -31,6 +32,8 @@ def asm_string_text(text: str) -> str:
     literal: anything beyond plain name characters as the assembler's octal escapes (`{` ->
     `\\173`), because `%`, `{`, `|` and `}` mean something to the compiler in an x86-64 asm
     template and something else on aarch64."""
+    if _ASM_STRING_SAFE.issuperset(text):
+        return text     # most names and types: a probe has several, and a file thousands of probes
     return "".join(character if character in _ASM_STRING_SAFE
                    else "".join(f"\\{byte:03o}" for byte in character.encode())
                    for character in text)
@@ -41,7 +44,16 @@ def c_type(argument: Argument) -> str:
     they qualify, `char const *`, `void const volatile *`. Builds written for systemtap's dtrace
     sed its header's `char *` and `void *` into `const char *` (docs/dtrace.md): a
     `const char *` would become `const const char *`, which -Wall -Werror refuses."""
-    return re.sub(r"^((?:const |volatile )+)(\w+) \*$", r"\2 \1*", argument.type.c_type)
+    return _qualifiers_after(argument.type.c_type)
+
+
+_QUALIFIED_POINTER_RE = re.compile(r"^((?:const |volatile )+)(\w+) \*$")
+
+
+@functools.lru_cache(maxsize=None)
+def _qualifiers_after(c_type: str) -> str:
+    # Cached: the header spells a file's few types several times per argument.
+    return _QUALIFIED_POINTER_RE.sub(r"\2 \1*", c_type)
 
 
 def slot_member(argument: Argument) -> str:
@@ -107,7 +119,8 @@ def macro_parameters(probe: Probe) -> str:
 
 def _points(argument: Argument) -> bool:
     """Whether a tracer reads what the argument points to: the site names that memory too."""
-    return argument.type.kind in (Kind.STRING, Kind.POINTER)
+    kind = argument.type.kind
+    return kind is Kind.STRING or kind is Kind.POINTER     # no hashing of the enum: many calls per probe
 
 
 def _address_local(argument: Argument) -> str:

@@ -23,6 +23,7 @@ END = "end of file"
 PUNCTUATION_CHARACTERS = "{}();,*:"
 
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENTIFIER_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _BLANKS_RE = re.compile(r"[ \t\r\f\v]+")
 # C's numbers, string and character literals and operators, which the C declarations that a
 # provider file may hold around its providers contain (`char name[16];`, `A = 1 << 2`).
@@ -64,7 +65,15 @@ def tokenize(text: str, path: str, preprocessed: bool = False) -> Iterator[Token
             yield Token(END, "", here())
             return
         character = text[position]
-        if character == "\n":
+        # Words and punctuation first, the most tokens, without the tests for the rest.
+        if character in _IDENTIFIER_START:
+            word_end = _IDENTIFIER_RE.match(text, position).end()
+            yield Token(IDENTIFIER, text[position:word_end], SourceLocation(path, line, position - line_start + 1))
+            position = word_end
+        elif character in PUNCTUATION_CHARACTERS:
+            yield Token(PUNCTUATION, character, SourceLocation(path, line, position - line_start + 1))
+            position += 1
+        elif character == "\n":
             position += 1
             line += 1
             line_start = position
@@ -104,19 +113,12 @@ def tokenize(text: str, path: str, preprocessed: bool = False) -> Iterator[Token
                 # preprocessor leaves (`#ident`).
                 end = text.find("\n", position)
                 position = end_of_text if end < 0 else end
-        elif character in PUNCTUATION_CHARACTERS:
-            yield Token(PUNCTUATION, character, here())
-            position += 1
         else:
-            word = _IDENTIFIER_RE.match(text, position)
-            kind = IDENTIFIER
-            if not word:
-                word = _OTHER_RE.match(text, position)
-                kind = OTHER
-            if not word:
+            other = _OTHER_RE.match(text, position)
+            if not other:
                 raise GeneratorError(here(), f"unexpected character '{printable(character)}'")
-            yield Token(kind, word.group(0), here())
-            position = word.end()
+            yield Token(OTHER, other.group(0), here())
+            position = other.end()
 
 
 def provider_pragma(text: str, position: int) -> Optional[re.Match]:

@@ -7,7 +7,7 @@ which print a probe as a tracer sees it: Probe.traced(), tracer_probe.py).
 """
 
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
+from typing import Callable, Dict, List, Tuple
 
 from . import types
 from .checks import (SEMAPHORE_SETTINGS, Generated, check_argument_count, check_file_declares_providers,
@@ -186,7 +186,8 @@ def build(syntax: FileSyntax, source_name: str, path: str, semaphores: bool = Tr
     check_unique(((p.name, p.location) for p in syntax.providers), "provider")
     has_semaphore = _semaphore_flavours(syntax, semaphores)
     typedefs = {typedef.name: typedef.type_words for typedef in syntax.typedefs}
-    providers = tuple(_provider(provider, has_semaphore, typedefs, source_name) for provider in syntax.providers)
+    resolve = _type_resolver(typedefs)
+    providers = tuple(_provider(provider, has_semaphore, resolve, source_name) for provider in syntax.providers)
     model = ProviderFile(source_name, _stem(source_name), providers)
     check_generated_names_unique(probe_names(model))
     for provider in providers:
@@ -246,29 +247,47 @@ def _semaphore_flavours(syntax: FileSyntax, default: bool) -> Dict[Tuple[str, st
     return flavours
 
 
-def _provider(syntax: ProviderSyntax, has_semaphore: Dict[Tuple[str, str], bool], typedefs: Typedefs,
+# The argument type of a parameter's type words (types.resolve through the file's typedefs).
+TypeResolver = Callable[[Tuple[str, ...], SourceLocation], types.ArgumentType]
+
+
+def _type_resolver(typedefs: Typedefs) -> TypeResolver:
+    """types.resolve for one file, each spelling of a type resolved once: a file has thousands
+    of arguments and few types. A type that cannot be resolved raises at each of its uses, the
+    first of which stops the build."""
+    resolved: Dict[Tuple[str, ...], types.ArgumentType] = {}
+
+    def resolve(words: Tuple[str, ...], location: SourceLocation) -> types.ArgumentType:
+        argument_type = resolved.get(words)
+        if argument_type is None:
+            argument_type = resolved[words] = types.resolve(words, location, typedefs)
+        return argument_type
+    return resolve
+
+
+def _provider(syntax: ProviderSyntax, has_semaphore: Dict[Tuple[str, str], bool], resolve: TypeResolver,
               source_name: str) -> Provider:
     check_provider_declares_probes(syntax)
     check_unique(((p.name, p.location) for p in syntax.probes), "probe", f" in provider '{syntax.name}'")
-    probes = tuple(_probe(syntax.name, probe, has_semaphore[(syntax.name, probe.name)], typedefs, source_name)
+    probes = tuple(_probe(syntax.name, probe, has_semaphore[(syntax.name, probe.name)], resolve, source_name)
                    for probe in syntax.probes)
     return Provider(syntax.name, probes, syntax.location)
 
 
-def _probe(provider: str, syntax: ProbeSyntax, has_semaphore: bool, typedefs: Typedefs, source_name: str) -> Probe:
+def _probe(provider: str, syntax: ProbeSyntax, has_semaphore: bool, resolve: TypeResolver, source_name: str) -> Probe:
     check_argument_count(syntax)
-    arguments = tuple(_argument(index, parameter, typedefs)
+    arguments = tuple(_argument(index, parameter, resolve)
                       for index, parameter in enumerate(syntax.parameters))
     # On the C++ names: `delete` and `delete_`, or an unnamed argN and a declared argN, clash too.
     check_unique(((a.name, a.location) for a in arguments), "argument name", f" in probe '{syntax.name}'")
     return Probe(provider, syntax.name, arguments, syntax.location, has_semaphore, source_name)
 
 
-def _argument(index: int, syntax: ParameterSyntax, typedefs: Typedefs) -> Argument:
+def _argument(index: int, syntax: ParameterSyntax, resolve: TypeResolver) -> Argument:
     declared = syntax.name or f"arg{index}"
     name = cxx_identifier(declared)
     location = syntax.name_location or syntax.location
-    return Argument(index, name, types.resolve(syntax.type_words, syntax.location, typedefs), location, declared)
+    return Argument(index, name, resolve(syntax.type_words, syntax.location), location, declared)
 
 
 def _stem(source_name: str) -> str:
