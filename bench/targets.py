@@ -190,10 +190,22 @@ matter, guard the probe: see the guarded columns, whatever the arguments cost.""
 
 GUARD_AND_LOOP_SHAPE = """usdt's guard is two instructions on x86-64, `cmpw $0, semaphore(%rip)` and `jne`
 (objdump -d the `run_guarded_*` functions of bench/disabled_sites). What a row adds beyond
-them is the compiler's loop around the skipped branch: with many arguments to compute in
-that branch, a compiler may rewrite the loop's counter for them, adding instructions to every
-iteration, taken or not. A guarded probe is user code around `_ENABLED()`, so usdt cannot
-shape that loop."""
+them is the compiler's loop around the skipped branch. In the Clang rows of twelve arguments,
+Clang's loop strength reduction (`-mllvm -print-after=loop-reduce`) rewrites the loop's counter
+for the twelve `i + k` the branch computes: it counts `i + 11`, computes `i` before the check
+and tests the loop's end in three instructions instead of one, in every iteration, taken or
+not (built with `-mllvm -disable-lsr`, the loop runs 5 instructions per iteration, not 8). The
+same loop with an ordinary function call in place of the probe is rewritten the same way: the
+arguments bring it, not the site. sys/sdt.h's `dtrace -h` guard, a plain branch, escapes it
+with Clang 14 by accident: the compiler copies the branch's `i + 1` into the path that skips
+it, and a counter merged from two copies is not one the pass recognizes. Clang 21 rewrites
+that loop too (7 instructions over no probe, as ours); Clang 19 leaves ours alone (3). usdt's
+guard is an `asm goto`, whose edges the compiler cannot split, so it makes no such copy. A
+volatile read instead, which Clang also compares in place, brought this row to 3 with Clang 14
+but to 8 with Clang 21, and cost one instruction more per iteration with Clang 14, 19 and 21
+around a guarded probe of cheap arguments (`i`, `i + 1`...), whose `i + 1` the compiler then
+computes before the check. A guarded probe is user code around `_ENABLED()`, so usdt cannot
+shape that loop further."""
 
 MACHINE_TIME = """These are CPU times, which follow the machine's speed: the same virtual machine has measured
 the same commit up to 2.5 times slower on one day than on another. The *alone* figures (the

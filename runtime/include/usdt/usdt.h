@@ -207,7 +207,11 @@ __asm__(".ifndef _.stapsdt.base\n"
 
 /* The is-enabled check, re-read every time (a loop notices a tracer that attaches later).
    On x86-64 it is `cmpw $0, semaphore(%rip); jne`: a volatile read costs GCC a separate load
-   and test, one instruction more. It is spelled in both assembler dialects (_USDT_DIALECTS).
+   and test, one instruction more. Clang compares a volatile read in place, but gets the asm
+   goto too: no edge of an asm goto can be split, so the compiler does not move what the guarded
+   code shares with the loop (its counter's next value) above the check, into every iteration
+   (docs/PERFORMANCE.md, the guarded rows). It is spelled in both assembler dialects
+   (_USDT_DIALECTS).
    No __builtin_expect: it makes the code behind the check cold, and a compiler may then keep
    what that code uses in memory for the whole loop around it rather than in registers. */
 #if defined(__x86_64__)
