@@ -47,13 +47,24 @@ def render_trace_script(plan, ready_line: str, maps_start: str, maps_end: str) -
 
 
 def runtime_text(paths: Iterable[Path]) -> str:
-    """The runtime files a generated header embeds in one place, one after the other."""
-    return "".join(_read(path) for path in paths)
+    """The runtime files a generated header embeds in one place, one after the other, as the
+    compiler reads them: without their comments, which are for people reading the runtime and
+    stay in its installed copy (the embedded code is the same code, line for line)."""
+    return "".join(_code_of(path) for path in paths)
+
+
+# A string or character literal (kept), or a comment: left out, as a space (the compiler's own
+# rule, so that code on either side of a comment stays apart and a comment spanning lines inside
+# a directive does not end it), but for a NOLINT comment, which tells clang-tidy what it means.
+_LITERAL_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.DOTALL)
 
 
 @functools.lru_cache(maxsize=None)
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
+def _code_of(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    code = _LITERAL_OR_COMMENT.sub(lambda match: match.group(0) if match.group(0)[0] in "\"'" or "NOLINT" in match.group(0)[:15]
+                                   else " ", text)
+    return "".join(line.rstrip() + "\n" for line in code.splitlines() if line.strip())
 
 
 def _abi_version(runtime_header: str) -> str:

@@ -34,8 +34,8 @@ from usdtgen.types import Kind
 
 WARNINGS = ("-Wall", "-Wextra", "-Wpedantic", "-Werror")
 CXX_STANDARD = "-std=c++11"
-# The first line of the embedded usdt/usdt.h, and the last of usdt/usdt_cxx_api.h, embedded last.
-RUNTIME_BEGIN, RUNTIME_END = "/* usdt/usdt.h ", "#endif /* USDT_USDT_CXX_API_H */"
+# The comment before the embedded usdt/usdt.h, and the header's first line after the embedded runtime.
+RUNTIME_BEGIN, RUNTIME_AFTER = "/* usdt/usdt.h ", "#include <stddef.h>"
 
 
 @dataclass(frozen=True)
@@ -303,7 +303,7 @@ class HeaderEditsTest(unittest.TestCase):
                 before, after = edited.unedited.splitlines(), edited.edited.splitlines()
                 self.assertEqual(len(before), len(after))
                 runtime = slice(before.index(next(line for line in before if line.startswith(RUNTIME_BEGIN))),
-                                before.index(RUNTIME_END) + 1)
+                                before.index(RUNTIME_AFTER))
                 self.assertEqual(after[runtime], before[runtime])
                 comments = {f"/* {probe.provider}:{probe.name}(" for probe in edited.probes}
                 old, new = edit.renamed

@@ -5,6 +5,7 @@ them, to be read before committing), and the output's hygiene."""
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
@@ -49,9 +50,9 @@ class HeaderTest(unittest.TestCase):
         self.assertEqual(self.lines[-1], "#endif /* USDT_GENERATED_APP_PROBES_H */")
 
     def test_embeds_the_runtime_headers_and_checks_their_version(self):
-        runtime = Path(__file__).resolve().parents[2] / "runtime/include/usdt"
-        runtime_header, runtime_cxx_header = ("".join((runtime / name).read_text() for name in names)
-                                              for names in (("usdt.h", "usdt_site.h"), ("usdt_cxx.h", "usdt_cxx_api.h")))
+        # The embedded code is the runtime files' own (EmbeddedRuntimeTest).
+        runtime_header, runtime_cxx_header = (render.runtime_text(render.RUNTIME_HEADERS),
+                                              render.runtime_text(render.RUNTIME_CXX_HEADERS))
         self.assertIn(runtime_header, self.header)
         self.assertNotIn("#include <usdt/", self.header)
         # The C++ part only where the version matches, and only for C++.
@@ -240,6 +241,33 @@ GOLDEN_FILES = {"header": "app-probes.h", "bpftrace": "app-probes.bt", "systemta
                 "perf": "app-probes.perf.sh"}
 RUNTIME_HEADER_STAND_IN = "/* usdt/usdt.h and usdt/usdt_site.h, embedded here: left out of the golden file */\n"
 RUNTIME_CXX_HEADER_STAND_IN = "/* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h, embedded here: left out of the golden file */\n"
+
+
+class EmbeddedRuntimeTest(unittest.TestCase):
+    """A generated header embeds the runtime files without their comments: the compiler must read
+    the same code, whichever target and settings. Its preprocessor is the judge: every macro
+    definition (-dD) and every line of code, as it prints them, compared."""
+
+    SETTINGS = ((), ("-m32",), ("-masm=intel", "-DUSDT_X86_NOP5"), ("-DUSDT_DISABLE",), ("-O0",))
+
+    def preprocessed(self, compiler, text, settings):
+        result = subprocess.run([compiler, "-x", "c" if compiler == "gcc" else "c++", "-O2", *settings,
+                                 "-E", "-dD", "-P", "-"], input=text, capture_output=True, text=True, check=True)
+        return [" ".join(line.split()) for line in result.stdout.splitlines() if line.strip()]
+
+    def test_the_embedded_code_is_the_runtime_files_code(self):
+        for compiler, paths in (("gcc", render.RUNTIME_HEADERS),
+                                ("g++", render.RUNTIME_HEADERS + render.RUNTIME_CXX_HEADERS)):
+            if not shutil.which(compiler):
+                self.skipTest(f"no {compiler}")
+            files = "".join(path.read_text() for path in paths)
+            embedded = render.runtime_text(paths)
+            self.assertEqual(re.findall(r"/\*(?! NOLINT)", embedded), [], "comments, but for clang-tidy's NOLINT")
+            self.assertLess(len(embedded.splitlines()), len(files.splitlines()) * 3 // 4)
+            for settings in self.SETTINGS:
+                with self.subTest(compiler=compiler, settings=settings):
+                    self.assertEqual(self.preprocessed(compiler, embedded, settings),
+                                     self.preprocessed(compiler, files, settings))
 
 
 class GoldenTest(unittest.TestCase):

@@ -26,14 +26,14 @@
 #endif
 
 /* usdt/usdt.h and usdt/usdt_site.h 0.1.0, embedded so that this header needs no include
-   path or library. */
+   path or library; their comments are in the copies usdt installs (share/usdt/runtime/include). */
 /* usdt/usdt.h and usdt/usdt_site.h, embedded here: left out of the golden file */
 
 /* Another generated header, of another usdt version, came first in this translation unit. */
 #if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 13
 #error "app-probes.h was generated for another version of usdt/usdt.h: regenerate it from app-probes.d"
 #elif defined(__cplusplus)
-/* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h 0.1.0, embedded: C++ only. */
+/* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h 0.1.0, embedded, without their comments: C++ only. */
 /* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h, embedded here: left out of the golden file */
 
 #endif
