@@ -229,11 +229,12 @@ def _cpu_seconds(command: Sequence[str], **kwargs) -> float:
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
-def _generate(python: str, directory: Path, probes: int) -> float:
-    """Generates big.h from a `probes`-probe big.d; returns the CPU seconds it took."""
+def _generate(python: str, directory: Path, probes: int, generator: Path = REPOSITORY, header: str = "big.h") -> float:
+    """Generates `header` from a `probes`-probe big.d with the usdtgen of the source tree
+    `generator`; returns the CPU seconds it took."""
     (directory / "big.d").write_text(provider_file(probes))
-    command = [python, "-m", "usdtgen", str(directory / "big.d"), "--header", str(directory / "big.h")]
-    return _cpu_seconds(command, env={**os.environ, "PYTHONPATH": str(REPOSITORY)})
+    command = [python, "-m", "usdtgen", str(directory / "big.d"), "--header", str(directory / header)]
+    return _cpu_seconds(command, env={**os.environ, "PYTHONPATH": str(generator)})
 
 
 def generator_seconds(python: str, probes: int = 10000, runs: int = 5) -> float:
@@ -241,19 +242,53 @@ def generator_seconds(python: str, probes: int = 10000, runs: int = 5) -> float:
         return statistics.median(_generate(python, Path(directory), probes) for _ in range(runs))
 
 
-def compile_milliseconds(compilers: Dict[str, List[str]], python: str, probes: int = 1000,
-                         runs: int = 7) -> Dict[str, Dict[str, float]]:
+# The earlier usdt whose header the compile times are compared with: the last commit before the
+# typed C++ API grew (issue 33 measured its C++ cost at about half of what it had become).
+EARLIER_RELEASE = "37a00c4"
+
+
+def earlier_generator(directory: Path) -> Optional[Path]:
+    """EARLIER_RELEASE's generator, templates and runtime, extracted from this repository's
+    history into `directory`; None where the history is not there (an exported tree)."""
+    archive = subprocess.run(["git", "-C", str(REPOSITORY), "archive", EARLIER_RELEASE, "usdtgen", "templates", "runtime"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    if archive.returncode != 0:
+        return None
+    subprocess.run(["tar", "-x", "-C", str(directory)], input=archive.stdout, check=True)
+    return directory
+
+
+def _write_empty_bodies(header: Path, output: Path, probes: int) -> None:
+    """`header` with each C++ API function's body left empty ("empty bodies"): what declaring
+    the functions costs, without their sites."""
+    text, emptied = re.subn(r"(\n_USDT_API_FUNCTION void \w+\([^\n]*\) noexcept \{\n).*?\n\}\n", r"\1}\n",
+                            header.read_text(), flags=re.DOTALL)
+    if emptied != probes:
+        raise RuntimeError(f"{header}: {emptied} C++ API functions emptied, expected {probes}: the header's shape changed")
+    output.write_text(text)
+
+
+def compile_milliseconds(compilers: Dict[str, List[str]], python: str, probes: int = 1000, runs: int = 7,
+                         earlier_generator: Optional[Path] = None) -> Dict[str, Dict[str, float]]:
     """Median CPU milliseconds to compile bench/compile_cost.c with each compiler command
     (`["g++", "-x", "c++"]`...): "alone", including "usdt.h", including a generated
-    `probes`-probe "header", and that header with USDT_NO_CXX_API ("macros only"). "usdt.h"
-    is the runtime a generated header embeds for the language (usdt_site.h, which includes
-    usdt.h; in C++ usdt_cxx_api.h, which includes the rest), from runtime/include.
-    Variants alternate, so that drift in the machine's load hits all."""
+    `probes`-probe "header", and that header with USDT_NO_CXX_API ("macros only"); with
+    `earlier_generator` (the source tree of an earlier usdt), also the header it generates from
+    the same provider ("earlier header"); and the header with each C++ API function's body left
+    empty ("empty bodies": in C++, what the functions' declarations cost). "usdt.h" is the runtime a generated header embeds for
+    the language (usdt_site.h, which includes usdt.h; in C++ usdt_cxx_api.h, which includes the
+    rest), from runtime/include. Variants alternate, so that drift in the machine's load hits all."""
     include = f"-I{REPOSITORY / 'runtime' / 'include'}"
     variants = {"alone": [], "usdt.h": [include, "-DPROBES_HEADER=<usdt/usdt_site.h>"],
                 "header": ['-DPROBES_HEADER="big.h"'], "macros only": ['-DPROBES_HEADER="big.h"', "-DUSDT_NO_CXX_API"]}
+    if earlier_generator:
+        variants["earlier header"] = ['-DPROBES_HEADER="earlier.h"']
+    variants["empty bodies"] = ['-DPROBES_HEADER="empty_bodies.h"']
     with tempfile.TemporaryDirectory() as directory:
         _generate(python, Path(directory), probes)
+        _write_empty_bodies(Path(directory) / "big.h", Path(directory) / "empty_bodies.h", probes)
+        if earlier_generator:
+            _generate(python, Path(directory), probes, earlier_generator, "earlier.h")
         times: Dict[str, Dict[str, List[float]]] = {name: {variant: [] for variant in variants} for name in compilers}
         for _ in range(runs):
             for name, command in compilers.items():

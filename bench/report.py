@@ -292,9 +292,12 @@ def document(compilers: List[Compiler], machine: Dict[str, str], generator_secon
     lines += ["## Generator and compile time", "",
               f"Generating a 10,000-probe provider: {generator_seconds:.2f} s.", "",
               *table(["Compiler", "alone: ms", "with the runtime", "with a 1,000-probe header",
-                      "added by the header", "macros only (`USDT_NO_CXX_API`): added"],
+                      "added by the header", "macros only (`USDT_NO_CXX_API`): added",
+                      "C++ API functions with empty bodies: added", f"{measure.EARLIER_RELEASE}'s header: added"],
                      [[f"`{name}`", f"{times['alone']:.0f}", f"{times['usdt.h']:.0f}", f"{times['header']:.0f}",
-                       f"{times['header'] - times['alone']:+.0f}", f"{times['macros only'] - times['alone']:+.0f}"]
+                       f"{times['header'] - times['alone']:+.0f}", f"{times['macros only'] - times['alone']:+.0f}",
+                       f"{times['empty bodies'] - times['alone']:+.0f}" if "c++" in name else "—",
+                       f"{times['earlier header'] - times['alone']:+.0f}" if "earlier header" in times else "not measured"]
                       for name, times in compile_ms.items()]),
               *nop5_section(nop5), *trace_rate_section(trace_rates), "", *start_up_section(start_up),
               *short_trace_section(short_trace)]
@@ -350,7 +353,8 @@ def main() -> None:
     compilers = [measure_compiler(name, Path(build)) for name, build in builds.items()]
     print("generator and compile time", file=sys.stderr)
     generator_seconds = measure.generator_seconds(python)
-    compile_ms = measure.compile_milliseconds(commands, python)
+    with tempfile.TemporaryDirectory() as earlier:
+        compile_ms = measure.compile_milliseconds(commands, python, earlier_generator=measure.earlier_generator(Path(earlier)))
     nop5 = json.loads(arguments.nop5.read_text()) if arguments.nop5 else None
     trace_rates = json.loads(arguments.trace_rate.read_text()) if arguments.trace_rate else None
     start_up = measure_start_up(arguments.usdt, arguments.example) if arguments.usdt and arguments.example else None
