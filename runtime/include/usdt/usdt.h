@@ -152,15 +152,19 @@
 #endif
 #define _USDT_SEMAPHORE_DECLARE(name) \
     extern volatile unsigned short name __attribute__((visibility("hidden")))
+/* The page `.probes` starts, as asm text: also what sdt/sys/sdt.h emits for the semaphores a
+   program defines itself. */
+#define _USDT_PROBES_PAGE \
+    ".ifndef _usdt_probes_page\n" \
+    ".pushsection .probes, \"awG\", \"progbits\", _usdt_probes_page, comdat\n" \
+    ".weak _usdt_probes_page\n" \
+    ".hidden _usdt_probes_page\n" \
+    ".balign " _USDT_PAGE_SIZE "\n" \
+    "_usdt_probes_page:\n" \
+    ".popsection\n" \
+    ".endif\n"
 #define _USDT_SEMAPHORE_DEFINE(name) \
-    __asm__(".ifndef _usdt_probes_page\n" \
-            ".pushsection .probes, \"awG\", \"progbits\", _usdt_probes_page, comdat\n" \
-            ".weak _usdt_probes_page\n" \
-            ".hidden _usdt_probes_page\n" \
-            ".balign " _USDT_PAGE_SIZE "\n" \
-            "_usdt_probes_page:\n" \
-            ".popsection\n" \
-            ".endif\n" \
+    __asm__(_USDT_PROBES_PAGE \
             ".ifndef " #name "\n" \
             ".pushsection .probes, \"awG\", \"progbits\", " #name ", comdat\n" \
             ".weak " #name "\n" \
@@ -222,7 +226,8 @@ __asm__(".ifndef _.stapsdt.base\n"
 #else
 #define _USDT_INTEL_WORD_OPERAND(number) "%w" #number
 #endif
-static inline __attribute__((always_inline)) int _usdt_semaphore_active(const volatile unsigned short *semaphore) {
+/* __inline__, not inline, which C89 does not have: sdt/sys/sdt.h compiles in every C standard. */
+static __inline__ __attribute__((always_inline)) int _usdt_semaphore_active(const volatile unsigned short *semaphore) {
     __asm__ goto(_USDT_DIALECTS("cmpw $0, %0", "cmp " _USDT_INTEL_WORD_OPERAND(0) ", 0") "\n\tjne %l[active]"
                  : : "m"(*semaphore) : "cc" : active);
     return 0;

@@ -223,7 +223,7 @@ union _usdt_slot {
    `w8`, and Clang warns of a narrower value in an x register), through an empty asm's output,
    which is never a zero register (Clang passes a constant 0 in riscv's `zero`, which libbpf
    does not parse). Tracers read the spec's size of it. It costs a move for a constant only. */
-static inline __attribute__((always_inline)) unsigned long long _usdt_in_register(unsigned long long value) {
+static __inline__ __attribute__((always_inline)) unsigned long long _usdt_in_register(unsigned long long value) {
     __asm__("" : "+r"(value));
     return value;
 }
@@ -286,7 +286,7 @@ typedef const volatile char _usdt_pointee[];
 #if defined(__cplusplus)
 #pragma GCC diagnostic ignored "-Wold-style-cast"
 #endif
-static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(void const volatile *address) {
+static __inline__ __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(void const volatile *address) {
     return (_usdt_pointee *)address;
 }
 #pragma GCC diagnostic pop
@@ -357,6 +357,12 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
 #define _USDT_NOTE_FLAGS "\"?o\", \"note\", .L_usdt_site%="
 #endif
 #define _USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
+    _USDT_SITE_KEEPING(provider, name, semaphore, semaphore, semaphore_operand, spec, operands, description)
+/* The site, with `kept` the semaphore its `.init_usdt_keep` entry keeps ("0": none) and, for an
+   empty `description` (""), no `.note.usdt` record: sys/sdt.h's probes (sdt/sys/sdt.h) have no
+   declared types to record, and their semaphores are the program's own, which may be preemptible
+   in a shared library, where a PC-relative reference to one does not link. */
+#define _USDT_SITE_KEEPING(provider, name, semaphore, kept, semaphore_operand, spec, operands, description) \
     do { \
         _USDT_DECLARATIONS(operands) \
         __asm__ __volatile__( \
@@ -370,6 +376,7 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
             ".asciz \"" provider "\", \"" name "\", \"" spec "\"\n" \
             "994: .balign 4\n" \
             ".popsection\n" \
+            ".ifnb " description "\n" \
             ".pushsection .note.usdt, " _USDT_NOTE_FLAGS "\n" \
             ".balign 4\n" \
             ".4byte 996f-995f, 998f-997f, 4\n" \
@@ -378,11 +385,12 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
             "997: .asciz \"" provider "\", \"" name "\", " description "\n" \
             "998: .balign 4\n" \
             ".popsection\n" \
+            ".endif\n" \
             ".pushsection .init_usdt_keep, \"?ao\", \"progbits\", .L_usdt_site%=\n" \
             ".balign 4\n" \
             ".4byte .L_usdt_site%= - ., _.stapsdt.base - .\n" \
-            ".ifnc " semaphore ",0\n" \
-            ".4byte " semaphore " - ., _usdt_probes_page - .\n" \
+            ".ifnc " kept ",0\n" \
+            ".4byte " kept " - ., _usdt_probes_page - .\n" \
             ".endif\n" \
             ".popsection\n" \
             : : _USDT_OPERANDS(operands) semaphore_operand : _USDT_CLOBBERS); \
@@ -394,6 +402,8 @@ static inline __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to(voi
 #define _USDT_ARG(member, type, value) (void)_USDT_CONVERTED(member, type, value);
 #define _USDT_POINTED_TO(address)
 #define _USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
+    do { _USDT_UNPARENTHESIZE operands } while (0)
+#define _USDT_SITE_KEEPING(provider, name, semaphore, kept, semaphore_operand, spec, operands, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
 
 #endif /* USDT_HAVE_PROBES */
