@@ -55,8 +55,9 @@ _NOTE_RE = re.compile(
     r"Provider: (?P<provider>\S+)\s+Name: (?P<name>\S+)\s+"
     r"Location: (?P<location>0x[0-9a-f]+), Base: (?P<base>0x[0-9a-f]+), "
     r"Semaphore: (?P<semaphore>0x[0-9a-f]+)\s+Arguments:(?P<arguments>[^\n]*)")
-# An operand may contain spaces (aarch64's `[sp, 40]`): split before each `[-]N@`.
-_ARGUMENT_RE = re.compile(r"-?\d+@.*?(?=\s+-?\d+@|$)")
+# An operand may contain spaces (aarch64's `[sp, 40]`): split before each `[-]N@` (`8f@`: a
+# floating-point value, as systemtap's sys/sdt.h records one).
+_ARGUMENT_RE = re.compile(r"-?\d+f?@.*?(?=\s+-?\d+f?@|$)")
 _SECTION_RE = re.compile(
     r"^\s*\[\s*(?P<number>\d+)\]\s+(?P<name>\S+)\s+\S+\s+(?P<address>[0-9a-f]+)\s+"
     r"[0-9a-f]+\s+(?P<size>[0-9a-f]+)\s", re.MULTILINE)
