@@ -16,6 +16,9 @@ import usdt_testing
 
 GOLDEN_LIST = Path(__file__).with_name("installed-files.txt")
 PKG_CONFIG_FILE = "share/pkgconfig/usdt.pc"
+# usdt-sdt.pc: usdt's sys/sdt.h, in a directory of its own under the runtime headers'.
+PKG_CONFIG_FILES = {PKG_CONFIG_FILE: "share/usdt/runtime/include",
+                    "share/pkgconfig/usdt-sdt.pc": "share/usdt/runtime/include/sdt"}
 
 
 def files_under(prefix: Path):
@@ -59,8 +62,9 @@ class InstallTest(unittest.TestCase):
         # one installed copy.
         installed_to = package.staging_prefix(self.prefix)
         self.assertNotEqual(package.cache_value(package.SETUP.build_dir, "CMAKE_INSTALL_PREFIX"), str(installed_to))
-        lines = (self.prefix / PKG_CONFIG_FILE).read_text().splitlines()
-        self.assertEqual(lines[:2], [f"prefix={installed_to}", "includedir=${prefix}/share/usdt/runtime/include"])
+        for name, include_directory in PKG_CONFIG_FILES.items():
+            lines = (self.prefix / name).read_text().splitlines()
+            self.assertEqual(lines[:2], [f"prefix={installed_to}", f"includedir=${{prefix}}/{include_directory}"])
 
     def test_no_installed_file_names_a_directory_of_this_machine(self):
         setup = package.SETUP
@@ -69,7 +73,7 @@ class InstallTest(unittest.TestCase):
         self.assertIn("share/usdt/cmake/usdtAddProvider.cmake", installed)
         for name in installed:
             contents = (self.prefix / name).read_bytes()
-            if name == PKG_CONFIG_FILE:
+            if name in PKG_CONFIG_FILES:
                 contents = re.sub(rb"(?m)^prefix=.*$", b"", contents)
             # The directory it was installed to, before the move, is under the build directory.
             for directory in (setup.source_dir, setup.build_dir, self.prefix):
