@@ -65,8 +65,9 @@ __asm__(".pushsection .note.stapsdt, \"?\", \"note\"\n"
 #endif
 int main(void) {
 #if !defined(USDT_CHECK_WITHOUT_DIRECTIVES)
-    _USDT_SITE("usdt", "assembler_check", "usdt_assembler_check_semaphore", "m"(usdt_assembler_check_semaphore),
-              "", (), "\"assembler-check.d\"");
+    _USDT_SITE("usdt", "assembler_check", "usdt_assembler_check_semaphore", "usdt_assembler_check_semaphore",
+               "m"(usdt_assembler_check_semaphore),
+               "", (), "\"assembler-check.d\"");
 #endif
     return 0;
 }

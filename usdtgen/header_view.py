@@ -94,10 +94,11 @@ def site_macro_name(probe: Probe) -> str:
 
 
 def site_semaphore(probe: Probe) -> str:
-    """_USDT_SITE's semaphore arguments: its name, as a string, and the variable as an operand."""
+    """_USDT_SITE's semaphore arguments: its name, as a string, the name of what the site keeps
+    (the semaphore, which the header defines), and the variable as an operand."""
     if probe.has_semaphore:
-        return f'"{probe.semaphore_name}", "m"({probe.semaphore_name})'
-    return '"0", "i"(0)'
+        return f'"{probe.semaphore_name}", "{probe.semaphore_name}", "m"({probe.semaphore_name})'
+    return '"0", "0", "i"(0)'
 
 
 def site_description(probe: Probe) -> str:

@@ -29,7 +29,7 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Printable ASCII and newlines: what generated text may contain, given an ASCII file name.
 GENERATED_TEXT = re.compile(r"[\x20-\x7e\n]*")
 # A probe site in the header, one per probe (in its _USDT_SITE_ macro, which the C macro and the
-# C++ function expand): `_USDT_SITE("p", "name", "semaphore", "m"(semaphore), _USDT_SPEC_p_name, \`.
+# C++ function expand): `_USDT_SITE("p", "name", "semaphore", "semaphore", "m"(semaphore), _USDT_SPEC_p_name, \`.
 SITE_LINE = re.compile(r'^\s*_USDT_SITE\(("[^"]*", .*)$', re.MULTILINE)
 # Its last line: the `.note.usdt` strings, one C string literal that is the operands of an
 # `.asciz`, `"\"fuzz.d\", \"name\", \"declared type\", \"kind\"...")`.

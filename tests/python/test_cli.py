@@ -107,7 +107,7 @@ class SuccessTest(CliTestCase):
         self.write("probes.d", "#pragma usdt semaphore myapp:done\n" + PROVIDERS)
         result, contents = self.generate("probes.d", "--no-semaphores")
         self.assertSucceeded(result, contents)
-        self.assertIn(b'_USDT_SITE("myapp", "request__start", "0", "i"(0), ', contents["header"])
+        self.assertIn(b'_USDT_SITE("myapp", "request__start", "0", "0", "i"(0), ', contents["header"])
         self.assertNotIn(b"myapp_request__start_semaphore", contents["header"])
         self.assertIn(b"_USDT_SEMAPHORE_DEFINE(myapp_done_semaphore);", contents["header"])
 
@@ -246,8 +246,8 @@ class PreprocessorTest(CliTestCase):
                                "provider p { probe x(status_t s); probe y(); };\n")
         result, contents = self.generate()
         self.assertSucceeded(result, contents)
-        self.assertIn(b'_USDT_SITE("p", "x", "0", "i"(0), ', contents["header"])
-        self.assertIn(b'_USDT_SITE("p", "y", "p_y_semaphore", "m"(p_y_semaphore), ', contents["header"])
+        self.assertIn(b'_USDT_SITE("p", "x", "0", "0", "i"(0), ', contents["header"])
+        self.assertIn(b'_USDT_SITE("p", "y", "p_y_semaphore", "p_y_semaphore", "m"(p_y_semaphore), ', contents["header"])
 
     def test_error_in_a_pragma_after_the_preprocessor(self):
         self.write("probes.d", "#define status_t int\n#pragma usdt no_semaphore p:z\n"

@@ -307,10 +307,10 @@ class SemaphoreFlavourTest(unittest.TestCase):
     def test_what_a_probe_without_semaphore_generates(self):
         tick = probe("#pragma usdt no_semaphore p:tick\nprovider p { probe tick(int n); };")
         self.assertEqual((header_view.enabled_expression(tick), header_view.site_semaphore(tick)),
-                         ("_USDT_ALWAYS_ACTIVE", '"0", "i"(0)'))
+                         ("_USDT_ALWAYS_ACTIVE", '"0", "0", "i"(0)'))
         tock = probe("provider p { probe tock(int n); };")
         self.assertEqual((header_view.enabled_expression(tock), header_view.site_semaphore(tock)),
-                         ("_USDT_SEMAPHORE_ACTIVE(p_tock_semaphore)", '"p_tock_semaphore", "m"(p_tock_semaphore)'))
+                         ("_USDT_SEMAPHORE_ACTIVE(p_tock_semaphore)", '"p_tock_semaphore", "p_tock_semaphore", "m"(p_tock_semaphore)'))
 
     def assertModelError(self, text, expected):
         with self.assertRaises(GeneratorError) as caught:

@@ -57,7 +57,7 @@ class HeaderTest(unittest.TestCase):
         self.assertNotIn("#include <usdt/", self.header)
         # The C++ part only where the version matches, and only for C++.
         self.assertIn(
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 13\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 14\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
             "#elif defined(__cplusplus)\n"
@@ -73,7 +73,7 @@ class HeaderTest(unittest.TestCase):
             "#include <usdt/usdt_site.h>\n"
             "/* The runtime headers on the include path are of another usdt version, or another generated\n"
             "   header carrying them came first in this translation unit. */\n"
-            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 13\n"
+            "#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 14\n"
             '#error "app-probes.h was generated for another version of usdt/usdt.h: '
             'regenerate it from app-probes.d"\n'
             "#elif defined(__cplusplus)\n"

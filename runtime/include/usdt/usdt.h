@@ -88,8 +88,9 @@
    10  split into usdt.h and usdt_cxx.h (C++ only); internals _USDT_; one is-enabled check
    11  _USDT_SITE's description is one finished string literal, not a list for it to stringize
    12  _USDT_SITE's spec is finished by the generated header, one string literal per target
-   13  each argument's spec spelled here (_USDT_ARGSPEC), named by the header's _USDT_SPEC_ */
-#define USDT_ABI_VERSION 13
+   13  each argument's spec spelled here (_USDT_ARGSPEC), named by the header's _USDT_SPEC_
+   14  _USDT_SITE names what its .init_usdt_keep entry keeps; no .note.usdt without a description */
+#define USDT_ABI_VERSION 14
 
 /* The targets probes are emitted for: those whose tracers read the notes (the reference's
    per-target table says which read what). Linux's ILP32 variants of 64-bit targets (x32,

@@ -301,7 +301,11 @@ static __inline__ __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to
 /*
  * The probe site: the nop and its notes. `semaphore` is the semaphore variable's name as a
  * string literal and `semaphore_operand` the variable as an operand, `"m"(name)`, or, for a
- * probe without one, "0" and `"i"(0)`; `spec` is the note's argument specs, finished by the
+ * probe without one, "0" and `"i"(0)`; `kept` is what the site's `.init_usdt_keep` entry keeps
+ * beside the site and `.stapsdt.base` (below): the semaphore for a generated header's probes,
+ * whose header defines it, and `_usdt_probes_page` or "0" for sys/sdt.h's (sdt/sys/sdt.h), whose
+ * semaphores are the program's own, which may be preemptible in a shared library, where a
+ * PC-relative reference to one does not link; `spec` is the note's argument specs, finished by the
  * generator as one string literal of asm template text for the target (a generated header's
  * _USDT_SPEC_ macro), which refers to the operands as %0, %1...;
  * `operands` is a parenthesized, possibly empty, sequence of _USDT_ARG() (_USDT_VALUE() in the
@@ -309,7 +313,8 @@ static __inline__ __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to
  * `description` is the `.note.usdt` strings after provider and name, finished by the
  * generator as one string literal, the operands of an `.asciz`: `"\"t.d\", \"id\", ..."`, with
  * characters other than those of names octal-escaped for the assembler (`\173`, spelled `\\173`
- * in the literal), as `%`, `{`, `|` and `}` mean something in an asm template. `?` puts the
+ * in the literal), as `%`, `{`, `|` and `}` mean something in an asm template; an empty one
+ * ("") writes no `.note.usdt` record (sys/sdt.h's probes declare no types). `?` puts the
  * notes in the code's COMDAT group (inline functions), `o` links them to the code's section,
  * so that --gc-sections drops them with dead code (GNU ld, lld). binutils 2.35 takes `o` but
  * its GNU as warns about it on a `.note` section and its GNU ld refuses such notes beside
@@ -356,13 +361,7 @@ static __inline__ __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to
 #else
 #define _USDT_NOTE_FLAGS "\"?o\", \"note\", .L_usdt_site%="
 #endif
-#define _USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
-    _USDT_SITE_KEEPING(provider, name, semaphore, semaphore, semaphore_operand, spec, operands, description)
-/* The site, with `kept` the semaphore its `.init_usdt_keep` entry keeps ("0": none) and, for an
-   empty `description` (""), no `.note.usdt` record: sys/sdt.h's probes (sdt/sys/sdt.h) have no
-   declared types to record, and their semaphores are the program's own, which may be preemptible
-   in a shared library, where a PC-relative reference to one does not link. */
-#define _USDT_SITE_KEEPING(provider, name, semaphore, kept, semaphore_operand, spec, operands, description) \
+#define _USDT_SITE(provider, name, semaphore, kept, semaphore_operand, spec, operands, description) \
     do { \
         _USDT_DECLARATIONS(operands) \
         __asm__ __volatile__( \
@@ -401,9 +400,7 @@ static __inline__ __attribute__((always_inline)) _usdt_pointee *_usdt_pointed_to
 #define _USDT_VALUE(member, value) (void)(value);
 #define _USDT_ARG(member, type, value) (void)_USDT_CONVERTED(member, type, value);
 #define _USDT_POINTED_TO(address)
-#define _USDT_SITE(provider, name, semaphore, semaphore_operand, spec, operands, description) \
-    do { _USDT_UNPARENTHESIZE operands } while (0)
-#define _USDT_SITE_KEEPING(provider, name, semaphore, kept, semaphore_operand, spec, operands, description) \
+#define _USDT_SITE(provider, name, semaphore, kept, semaphore_operand, spec, operands, description) \
     do { _USDT_UNPARENTHESIZE operands } while (0)
 
 #endif /* USDT_HAVE_PROBES */

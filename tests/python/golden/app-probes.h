@@ -30,7 +30,7 @@
 /* usdt/usdt.h and usdt/usdt_site.h, embedded here: left out of the golden file */
 
 /* Another generated header, of another usdt version, came first in this translation unit. */
-#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 13
+#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 14
 #error "app-probes.h was generated for another version of usdt/usdt.h: regenerate it from app-probes.d"
 #elif defined(__cplusplus)
 /* usdt/usdt_cxx.h and usdt/usdt_cxx_api.h 0.1.0, embedded, without their comments: C++ only. */
@@ -70,7 +70,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 /* myapp:request__start(uint64_t id, const char * path) */
 #define _USDT_SPEC_myapp_request__start _USDT_ARGSPEC(u64, 0) " " _USDT_ARGSPEC(address, 1)
 #define _USDT_SITE_myapp_request__start(operands) \
-    _USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), _USDT_SPEC_myapp_request__start, \
+    _USDT_SITE("myapp", "request__start", "myapp_request__start_semaphore", "myapp_request__start_semaphore", "m"(myapp_request__start_semaphore), _USDT_SPEC_myapp_request__start, \
                operands, \
                "\"app-probes.d\", \"id\", \"uint64_t\", \"integer\", \"path\", \"const char \\052\", \"string\"")
 #define MYAPP_REQUEST_START_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_request__start_semaphore)
@@ -84,7 +84,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 /* myapp:kinds(int8_t small, uint32_t count, bool on, struct req * request, string name, long delta, size_t size) */
 #define _USDT_SPEC_myapp_kinds _USDT_ARGSPEC(i8, 0) " " _USDT_ARGSPEC(u32, 1) " " _USDT_ARGSPEC(flag, 2) " " _USDT_ARGSPEC(address, 3) " " _USDT_ARGSPEC(address, 4) " " _USDT_ARGSPEC(word, 5) " " _USDT_ARGSPEC(uword, 6)
 #define _USDT_SITE_myapp_kinds(operands) \
-    _USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), _USDT_SPEC_myapp_kinds, \
+    _USDT_SITE("myapp", "kinds", "myapp_kinds_semaphore", "myapp_kinds_semaphore", "m"(myapp_kinds_semaphore), _USDT_SPEC_myapp_kinds, \
                operands, \
                "\"app-probes.d\", \"small\", \"int8_t\", \"integer\", \"count\", \"uint32_t\", \"integer\", \"on\", \"bool\", \"bool\", \"request\", \"struct req \\052\", \"pointer\", \"name\", \"string\", \"string\", \"delta\", \"long\", \"integer\", \"size\", \"size_t\", \"integer\"")
 #define MYAPP_KINDS_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_kinds_semaphore)
@@ -99,7 +99,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 /* myapp:seven(int a, int b, int c, int d, int e, int f, unsigned short g) */
 #define _USDT_SPEC_myapp_seven _USDT_ARGSPEC(i32, 0) " " _USDT_ARGSPEC(i32, 1) " " _USDT_ARGSPEC(i32, 2) " " _USDT_ARGSPEC(i32, 3) " " _USDT_ARGSPEC(i32, 4) " " _USDT_ARGSPEC(i32, 5) " " _USDT_ARGSPEC(u16, 6)
 #define _USDT_SITE_myapp_seven(operands) \
-    _USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), _USDT_SPEC_myapp_seven, \
+    _USDT_SITE("myapp", "seven", "myapp_seven_semaphore", "myapp_seven_semaphore", "m"(myapp_seven_semaphore), _USDT_SPEC_myapp_seven, \
                operands, \
                "\"app-probes.d\", \"a\", \"int\", \"integer\", \"b\", \"int\", \"integer\", \"c\", \"int\", \"integer\", \"d\", \"int\", \"integer\", \"e\", \"int\", \"integer\", \"f\", \"int\", \"integer\", \"g\", \"unsigned short\", \"integer\"")
 #define MYAPP_SEVEN_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_seven_semaphore)
@@ -112,7 +112,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 /* myapp:delete(int class) */
 #define _USDT_SPEC_myapp_delete _USDT_ARGSPEC(i32, 0)
 #define _USDT_SITE_myapp_delete(operands) \
-    _USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), _USDT_SPEC_myapp_delete, \
+    _USDT_SITE("myapp", "delete", "myapp_delete_semaphore", "myapp_delete_semaphore", "m"(myapp_delete_semaphore), _USDT_SPEC_myapp_delete, \
                operands, \
                "\"app-probes.d\", \"class\", \"int\", \"integer\"")
 #define MYAPP_DELETE_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_delete_semaphore)
@@ -125,7 +125,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 /* myapp:idle() */
 #define _USDT_SPEC_myapp_idle ""
 #define _USDT_SITE_myapp_idle(operands) \
-    _USDT_SITE("myapp", "idle", "myapp_idle_semaphore", "m"(myapp_idle_semaphore), _USDT_SPEC_myapp_idle, \
+    _USDT_SITE("myapp", "idle", "myapp_idle_semaphore", "myapp_idle_semaphore", "m"(myapp_idle_semaphore), _USDT_SPEC_myapp_idle, \
                operands, \
                "\"app-probes.d\"")
 #define MYAPP_IDLE_ENABLED() _USDT_SEMAPHORE_ACTIVE(myapp_idle_semaphore)
@@ -139,7 +139,7 @@ _USDT_SEMAPHORE_DEFINE(myapp_idle_semaphore);
 /* other:tick(short arg0), without a semaphore */
 #define _USDT_SPEC_other_tick _USDT_ARGSPEC(i16, 0)
 #define _USDT_SITE_other_tick(operands) \
-    _USDT_SITE("other", "tick", "0", "i"(0), _USDT_SPEC_other_tick, \
+    _USDT_SITE("other", "tick", "0", "0", "i"(0), _USDT_SPEC_other_tick, \
                operands, \
                "\"app-probes.d\", \"arg0\", \"short\", \"integer\"")
 #define OTHER_TICK_ENABLED() _USDT_ALWAYS_ACTIVE

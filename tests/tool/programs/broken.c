@@ -11,17 +11,17 @@
 int main(int argc, char **argv) {
     (void)argv;
     /* The record names one argument, the note has two. */
-    _USDT_SITE("broken", "count", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
+    _USDT_SITE("broken", "count", "0", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
               "\"broken.d\", \"n\", \"int\", \"integer\"");
     /* The record's second argument lacks its kind. */
-    _USDT_SITE("broken", "torn", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
+    _USDT_SITE("broken", "torn", "0", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
               "\"broken.d\", \"a\", \"int\", \"integer\", \"b\", \"int\"");
     /* A kind nobody defined. */
-    _USDT_SITE("broken", "unknown__kind", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
+    _USDT_SITE("broken", "unknown__kind", "0", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
               "\"broken.d\", \"a\", \"int\", \"integer\", \"b\", \"float\", \"real\"");
     /* An argument name that would rewrite a bpftrace program: `x"%` (octal, as the generator
        escapes a file name). usdt list shows it; usdt trace calls the argument arg0. */
-    _USDT_SITE("broken", "injected", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
+    _USDT_SITE("broken", "injected", "0", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
               "\"broken.d\", \"x\\042\\045\", \"int\", \"integer\", \"y\", \"int\", \"integer\"");
     /* A record as headers of usdt's ABI 6 and before wrote them: note type 3, the argument
        named as the C++ API names it (`class_`). usdt list reads it as it reads type 4. */
@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
         "7: .asciz \"broken\", \"legacy\", \"broken.d\", \"class_\", \"int\", \"integer\"\n8: .balign 4\n.popsection\n"
         : : "r"(argc));
     /* A correct record. */
-    _USDT_SITE("broken", "fine", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
+    _USDT_SITE("broken", "fine", "0", "0", "i"(0), TWO_INTS, (_USDT_ARG(i32, int, argc) _USDT_ARG(i32, int, argc)),
               "\"broken.d\", \"a\", \"int\", \"integer\", \"b\", \"unsigned\", \"integer\"");
     return 0;
 }

@@ -109,8 +109,8 @@
 #else /* C and C++ */
 
 #include "../../usdt/usdt_site.h"
-#if !defined(_USDT_SITE_KEEPING)
-#error "sys/sdt.h: the usdt runtime included before it (a generated header's copy?) is older than this header; regenerate that header with this usdt"
+#if !defined(USDT_ABI_VERSION) || USDT_ABI_VERSION != 14
+#error "sys/sdt.h: the usdt runtime included before it (a generated header's copy?) is of another usdt version; regenerate that header with this usdt"
 #endif
 
 /* Each argument's size and sign, `[-]BYTES` (_USDT_SDT_SIZE), an integer constant the site prints
@@ -286,7 +286,7 @@ __extension__ typedef __UINT64_TYPE__ _usdt_sdt_u64;
 
 #if defined(_SDT_HAS_SEMAPHORES)
 /* The program's semaphore, named as systemtap's dtrace -h declares it. The site keeps the page
-   `.probes` starts, not the semaphore (see _USDT_SITE_KEEPING). */
+   `.probes` starts, not the semaphore (see usdt/usdt_site.h's _USDT_SITE, `kept`). */
 #if USDT_HAVE_PROBES
 __asm__(_USDT_PROBES_PAGE);
 #endif
@@ -304,7 +304,7 @@ __asm__(_USDT_PROBES_PAGE);
    before they are spelled, as systemtap's header does (glibc passes a macro). */
 #define _SDT_PROBE(provider, name, n, arglist) _USDT_SDT_PROBE(provider, name, n, arglist)
 #define _USDT_SDT_PROBE(provider, name, n, arglist) \
-    _USDT_SITE_KEEPING(_USDT_SDT_STRING(provider), _USDT_SDT_STRING(name), _USDT_SDT_SEMAPHORE(provider, name), \
+    _USDT_SITE(_USDT_SDT_STRING(provider), _USDT_SDT_STRING(name), _USDT_SDT_SEMAPHORE(provider, name), \
                        _USDT_SDT_KEPT, _USDT_SDT_SIZES_##n arglist _USDT_SDT_SEMAPHORE_OPERAND(provider, name), \
                        _USDT_SDT_SPEC_##n, (_USDT_SDT_VALUES_##n arglist), "")
 
