@@ -267,6 +267,7 @@ def document(compilers: List[Compiler], machine: Dict[str, str], generator_secon
              nop5: Optional[dict] = None, trace_rates: Optional[dict] = None,
              start_up: Optional[Dict[str, object]] = None, short_trace: Optional[object] = None) -> str:
     measured_targets = targets(compilers, generator_seconds, compile_ms, compile_pairs, start_up)
+    cxx_compilers = {cxx for _, cxx in compile_pairs}
     lines = ["# Performance", "",
              f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `{command}` "
              "(as root, for bpftrace), which wrote this file: do not edit it, run the command again. "
@@ -296,7 +297,7 @@ def document(compilers: List[Compiler], machine: Dict[str, str], generator_secon
                       "C++ API functions with empty bodies: added", f"{measure.EARLIER_RELEASE}'s header: added"],
                      [[f"`{name}`", f"{times['alone']:.0f}", f"{times['usdt.h']:.0f}", f"{times['header']:.0f}",
                        f"{times['header'] - times['alone']:+.0f}", f"{times['macros only'] - times['alone']:+.0f}",
-                       f"{times['empty bodies'] - times['alone']:+.0f}" if "c++" in name else "—",
+                       f"{times['empty bodies'] - times['alone']:+.0f}" if name in cxx_compilers else "—",
                        f"{times['earlier header'] - times['alone']:+.0f}" if "earlier header" in times else "not measured"]
                       for name, times in compile_ms.items()]),
               *nop5_section(nop5), *trace_rate_section(trace_rates), "", *start_up_section(start_up),
