@@ -70,7 +70,7 @@ class ProbesTest(unittest.TestCase):
 
     def test_a_moved_file_takes_its_stapsdt_base(self):
         (probe,), _ = read(stapsdt("a", "x", "", address=0x1010, base=0x1000), base=0x5000)
-        self.assertEqual(probe.sites, (Site(0x5010, 0, ()),))
+        self.assertEqual(probe.sites, (Site(0x5010, 0, (), note_base=0x1000),))
         (probe,), _ = read(stapsdt("a", "x", "", address=0x1010, base=0x1000), base=None)
         self.assertEqual(probe.sites[0].address, 0x1010)
 

@@ -18,6 +18,7 @@ from . import hits, releases
 from .releases import Release
 from ..answers import spans as spans_module
 from ..answers import summaries
+from ..contract import readable_specs
 from ..errors import ToolError, warn
 from ..files import elf, libraries, probe_notes, process
 
@@ -74,21 +75,12 @@ def describe(modules: Sequence[elf.Module],
     return described
 
 
-_HEX = re.compile(r"0[xX][0-9a-fA-F]+")
-_LETTER = re.compile(r"[A-Za-z_]")
-
-
 def _symbol_operand(probe: probe_notes.Probe) -> str:
-    """The first argument spec of `probe` whose operand names a symbol, "" when none does: x86's
-    `8@136+mp_(%rip)` (glibc's memory_* probes, from Debian 13's on) or `8@$symbol`."""
+    """The first argument spec of `probe` whose operand names a symbol, "" when none does
+    (readable_specs.names_a_symbol)."""
     for site in probe.sites:
         for spec in site.arguments:
-            operand = _HEX.sub("0", spec.operand)
-            if "(" in operand:
-                displacement = operand.split("(", 1)[0]
-            else:
-                displacement = operand[1:] if operand.startswith("$") else ""
-            if _LETTER.search(displacement):
+            if readable_specs.names_a_symbol(spec.operand):
                 return spec.text
     return ""
 

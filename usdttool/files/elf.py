@@ -54,6 +54,8 @@ class Module:
     warnings: Tuple[str, ...] = ()          # .note.usdt records set aside, and why
     segments: Tuple[LoadSegment, ...] = ()  # PT_LOAD
     pointer_size: int = 8                   # 4 in an ELFCLASS32 file
+    machine: str = "EM_X86_64"              # e_machine, by its gABI name
+    stapsdt_base: Optional[int] = None      # the address of .stapsdt.base; None without one
 
     def segment(self, address: int) -> Optional[LoadSegment]:
         """The segment whose file part holds a link-time address; None when it is not file-backed."""
@@ -393,20 +395,25 @@ def _assembled(path: str, notes: Iterable[Tuple[str, bytes]], byte_order: str, e
     """The Module of a file's notes (owner, desc), the address of its .stapsdt.base, its loadable segments."""
     probes, warnings = probe_notes.probes(notes, byte_order, elf_class, base)
     page_size = _LARGEST_PAGE_SIZES.get(machine, 4096)
-    if _semaphore_shares_a_page(segments, [probe.semaphore for probe in probes if probe.semaphore], page_size):
+    semaphores = [probe.semaphore for probe in probes if probe.semaphore]
+    if any(_semaphore_shares_a_page(segments, semaphore, page_size) for semaphore in semaphores):
         warnings.append(SHARED_SEMAPHORE_PAGE)
-    return Module(path, tuple(probes), tuple(dict.fromkeys(warnings)), segments, elf_class // 8)
+    return Module(path, tuple(probes), tuple(dict.fromkeys(warnings)), segments, elf_class // 8, machine, base)
 
 
-def _semaphore_shares_a_page(segments: Sequence[LoadSegment], semaphores: Sequence[int], page_size: int) -> bool:
+def semaphore_shares_a_page(module: Module, semaphore: int) -> bool:
+    """Whether the semaphore at `semaphore` is on a page where the kernel raises another copy
+    (_semaphore_shares_a_page): what SHARED_SEMAPHORE_PAGE warns of, for one semaphore."""
+    return _semaphore_shares_a_page(module.segments, semaphore, _LARGEST_PAGE_SIZES.get(module.machine, 4096))
+
+
+def _semaphore_shares_a_page(segments: Sequence[LoadSegment], semaphore: int, page_size: int) -> bool:
     """Whether a semaphore's file page is also mapped by an earlier writable segment. For a
     tracer attached before the file is mapped, Linux raises a semaphore when the file is
     mapped, through the first writable mapping of its page: the loader maps segments in
     order, and makes GNU_RELRO's read-only afterwards, so the semaphore the code reads stays 0."""
-    for semaphore in semaphores:
-        for index, segment in enumerate(segments):
-            if segment.holds(semaphore):
-                page = (segment.offset + semaphore - segment.address) // page_size
-                if any(earlier.writable and page in earlier.file_pages(page_size) for earlier in segments[:index]):
-                    return True
+    for index, segment in enumerate(segments):
+        if segment.holds(semaphore):
+            page = (segment.offset + semaphore - segment.address) // page_size
+            return any(earlier.writable and page in earlier.file_pages(page_size) for earlier in segments[:index])
     return False

@@ -54,6 +54,9 @@ class Site:
     address: int             # link-time address of the nop (the note's pc)
     semaphore: int           # link-time address, 0 when none
     arguments: Tuple[ArgumentSpec, ...]
+    # The note's address of .stapsdt.base; 0 where the linker dropped the base (lld's
+    # --gc-sections of a sys/sdt.h site), and the site's address with it.
+    note_base: int = 0
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,7 @@ def _stapsdt_note(desc: bytes, header: str, base_address: Optional[int]) -> Opti
     if base and base_address is not None:
         address += base_address - base
     provider, name, arguments = strings[:3]
-    return (provider, name), Site(address, semaphore, parse_arguments(arguments))
+    return (provider, name), Site(address, semaphore, parse_arguments(arguments), base)
 
 
 def _strings(desc: bytes) -> Optional[Tuple[str, ...]]:
