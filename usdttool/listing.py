@@ -160,14 +160,14 @@ def _json(pid: Optional[int], listed: List[Listed], warnings: List[str]) -> dict
         "pid": pid,
         "modules": [{
             "path": entry.module.path,
-            "probes": [_probe_json(probe, entry.semaphores) for probe in entry.module.probes],
+            "probes": [probe_json(probe, entry.semaphores) for probe in entry.module.probes],
             "warnings": list(entry.warnings),
         } for entry in listed],
         "warnings": warnings,
     }
 
 
-def _probe_json(probe: probe_notes.Probe, semaphores: Optional[Dict[int, process.SemaphoreValue]]) -> dict:
+def probe_json(probe: probe_notes.Probe, semaphores: Optional[Dict[int, process.SemaphoreValue]]) -> dict:
     semaphore = None
     if probe.semaphore:
         value = semaphores.get(probe.semaphore) if semaphores is not None else None

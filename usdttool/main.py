@@ -1,4 +1,5 @@
-"""The `usdt` command line: `usdt list ...` (listing.py) and `usdt trace ...` (trace.py).
+"""The `usdt` command line: `usdt list ...` (listing.py), `usdt trace ...` (trace.py), `usdt verify ...`
+(verify.py) and `usdt diff ...` (diff.py).
 
 Every failure the user can cause or fix prints one line, `usdt: error: MESSAGE`, and exits 1;
 usage errors print such a line too, and exit 2. A Ctrl-C that reaches Python as
@@ -13,7 +14,7 @@ import signal
 import sys
 from typing import List, Optional
 
-from . import listing, trace
+from . import diff, listing, trace, verify
 from usdtgen import VERSION, errors
 
 from .errors import OutputClosed, ToolError
@@ -34,7 +35,7 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 
 def argument_parser() -> argparse.ArgumentParser:
-    parser = _ArgumentParser(prog=PROGRAM, description="Lists and traces USDT probes.")
+    parser = _ArgumentParser(prog=PROGRAM, description="Lists, traces, verifies and compares USDT probes.")
     parser.add_argument("--version", action="version", version=f"{PROGRAM} {VERSION}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     list_parser = commands.add_parser(
@@ -46,7 +47,21 @@ def argument_parser() -> argparse.ArgumentParser:
     trace_parser = commands.add_parser("trace", help="trace probes with bpftrace, arguments by name")
     trace.add_arguments(trace_parser)
     trace_parser.set_defaults(run=trace.run)
-    parser.command_parsers = {"list": list_parser, "trace": trace_parser}
+    verify_parser = commands.add_parser(
+        "verify", help="check a file's probes against its .d files and what tracers read",
+        description="Checks that an executable or shared library has every probe its .d files declare, with "
+                    "the declared arguments' sizes and signedness, and nothing its tracers cannot read. Prints "
+                    "one line per problem; exits 1 on an error.")
+    verify.add_arguments(verify_parser)
+    verify_parser.set_defaults(run=verify.run)
+    diff_parser = commands.add_parser(
+        "diff", help="compare the probes of two builds",
+        description="Compares the probes of two files, or of saved `usdt list --json` manifests: removed, "
+                    "added and changed probes. Exits 1 when a probe was removed or its arguments changed.")
+    diff.add_arguments(diff_parser)
+    diff_parser.set_defaults(run=diff.run)
+    parser.command_parsers = {"list": list_parser, "trace": trace_parser, "verify": verify_parser,
+                              "diff": diff_parser}
     return parser
 
 
