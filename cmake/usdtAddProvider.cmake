@@ -8,7 +8,8 @@ Adds USDT probes, declared in DTrace provider files, to a target::
                     [PUBLIC]
                     [NO_SEMAPHORES]
                     [PREPROCESSOR_OPTIONS <option>...]
-                    [TRACER_SCRIPTS <tracer>...])
+                    [TRACER_SCRIPTS <tracer>...]
+                    [VERIFY])
 
 For each ``<name>.d`` it generates, at build time, ``<name>.h``: the probes, as macros
 named as systemtap's ``dtrace -h`` names them and as a typed C++ API, with their
@@ -68,6 +69,18 @@ check and Python it runs: docs/cmake.md, "usdt_add_provider".
   the program or library that has the probes: ``bpftrace <name>.bt -c '<program>'
   <program>``. Its top comment says how to run it.
 
+``VERIFY``
+  After ``<target>`` links, run ``usdt verify`` on its file with the call's ``.d`` files (and
+  ``PREPROCESSOR_OPTIONS``), and fail the build when a declared probe has no site in it, one
+  line per problem, at the ``.d`` file's line: ``probes.d:4:11: error: app:tick is declared
+  here, and has no site in .../app``; also when an argument's size or signedness differs from
+  its declaration, or a tracer could not read a probe of the file (docs/tracing.md,
+  "usdt verify"). Off by default: a declared probe not called yet is normal while a program
+  is written; turn it on for release builds and CI (``if(APP_RELEASE) ... VERIFY``). For an
+  executable, shared or module library, in the directory that creates it (CMake adds steps to
+  a target there only); the probes of a static or object library are verified in the file
+  that links it, with ``usdt verify`` in a step of its own.
+
 Probes are emitted on the targets docs/internals.md lists ("Targets"). Elsewhere, or where the
 compiler defines ``USDT_DISABLE`` (``target_compile_definitions(<target> PRIVATE USDT_DISABLE)``),
 they compile to nothing and every ``_ENABLED()`` check is false; the build never fails.
@@ -77,6 +90,11 @@ Example::
   find_package(usdt CONFIG REQUIRED)
   add_executable(app main.cpp)
   usdt_add_provider(app probes.d)   # main.cpp: #include "probes.h"
+
+A release build that fails when a probe of ``probes.d`` lost its last call, or was dropped by
+``--gc-sections`` or LTO::
+
+  usdt_add_provider(app probes.d VERIFY)
 
 The same with a bpftrace script, ``app.usdt/probes.bt``, installed with the program::
 
@@ -248,6 +266,22 @@ function(_usdt_check_target target)
   endif()
 endfunction()
 
+# Stops unless VERIFY can add its step to `target`: after it links a file of its own, in the
+# directory that creates it (policy CMP0040: CMake adds steps to a target only there).
+function(_usdt_check_verifiable target)
+  get_target_property(type "${target}" TYPE)
+  if(NOT type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+    message(FATAL_ERROR "usdt_add_provider: VERIFY checks the file '${target}' links, and '${target}' is a ${type}, "
+                        "which links none; give VERIFY to a call on an executable or shared library, or run "
+                        "`usdt verify` on the file that links '${target}' (docs/cmake.md, section VERIFY).")
+  endif()
+  get_target_property(target_source_dir "${target}" SOURCE_DIR)
+  if(NOT target_source_dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+    message(FATAL_ERROR "usdt_add_provider: VERIFY adds a step to '${target}', which CMake allows only in the "
+                        "directory that creates it (${target_source_dir}); make the call with VERIFY there.")
+  endif()
+endfunction()
+
 # The PREPROCESSOR_OPTIONS checked, in `result`: -I, -D and -U, joined (-Idir) or split (-I dir),
 # relative -I directories made absolute from the calling directory (the generator does not run there).
 function(_usdt_preprocessor_options options result)
@@ -299,13 +333,17 @@ function(_usdt_attach_rule target utility_target stamp)
 endfunction()
 
 function(usdt_add_provider target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC;NO_SEMAPHORES" "" "PREPROCESSOR_OPTIONS;TRACER_SCRIPTS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PUBLIC;NO_SEMAPHORES;VERIFY" "" "PREPROCESSOR_OPTIONS;TRACER_SCRIPTS")
   set(provider_files ${arg_UNPARSED_ARGUMENTS})
   _usdt_check_target("${target}")
   # Before looking for the provider files: one given after PREPROCESSOR_OPTIONS is among them.
   _usdt_preprocessor_options("${arg_PREPROCESSOR_OPTIONS}" preprocessor_options)
   if(NOT provider_files)
-    message(FATAL_ERROR "usdt_add_provider: no provider file given for '${target}'; usage: usdt_add_provider(<target> <file.d>... [PUBLIC] [NO_SEMAPHORES] [PREPROCESSOR_OPTIONS <option>...] [TRACER_SCRIPTS <tracer>...])")
+    message(FATAL_ERROR "usdt_add_provider: no provider file given for '${target}'; usage: usdt_add_provider(<target> <file.d>... [PUBLIC] [NO_SEMAPHORES] [PREPROCESSOR_OPTIONS <option>...] [TRACER_SCRIPTS <tracer>...] [VERIFY])")
+  endif()
+
+  if(arg_VERIFY)
+    _usdt_check_verifiable("${target}")
   endif()
 
   # TRACER_SCRIPTS: each tracer's script ends in the matching extension; the generator's option is --<tracer>.
@@ -391,7 +429,7 @@ function(usdt_add_provider target)
   endif()
   foreach(provider_file IN LISTS provider_files)
     if(NOT provider_file MATCHES "\\.d$")
-      message(FATAL_ERROR "usdt_add_provider: '${provider_file}' is neither a .d provider file nor a keyword (PUBLIC, NO_SEMAPHORES, PREPROCESSOR_OPTIONS, TRACER_SCRIPTS).")
+      message(FATAL_ERROR "usdt_add_provider: '${provider_file}' is neither a .d provider file nor a keyword (PUBLIC, NO_SEMAPHORES, PREPROCESSOR_OPTIONS, TRACER_SCRIPTS, VERIFY).")
     endif()
     get_filename_component(provider_file "${provider_file}" ABSOLUTE)
     get_filename_component(stem "${provider_file}" NAME_WLE)
@@ -460,6 +498,21 @@ function(usdt_add_provider target)
       set_property(TARGET "${target}" APPEND PROPERTY USDT_TRACER_SCRIPTS ${scripts})
     endif()
   endforeach()
+
+  if(arg_VERIFY)
+    set(absolute_files "")
+    foreach(provider_file IN LISTS provider_files)
+      get_filename_component(provider_file "${provider_file}" ABSOLUTE)
+      list(APPEND absolute_files "${provider_file}")
+    endforeach()
+    # usdt's own command (usdttool/, beside the generator), run as the generator runs.
+    add_custom_command(TARGET "${target}" POST_BUILD
+      COMMAND "${python}" ${python_options} -m usdttool verify "$<TARGET_FILE:${target}>" ${absolute_files}
+              ${preprocessor} ${preprocessor_options}
+      WORKING_DIRECTORY "${generator_root}"
+      COMMENT "Verifying the USDT probes of ${target}"
+      VERBATIM)
+  endif()
 
   if(arg_PUBLIC)
     target_include_directories("${target}" PUBLIC "$<BUILD_INTERFACE:${output_directory}>")

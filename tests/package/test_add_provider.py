@@ -2,7 +2,8 @@
 
 A bad .d file must fail the build with the generator's `probes.d:LINE:COL: error:` and leave no
 header; fixing it must build; an up-to-date build must not run the generator again; misuses
-of usdt_add_provider must fail at configure time with one message naming the function; the
+of usdt_add_provider must fail at configure time; VERIFY must fail the build on a declared probe
+without a site, every build until it has one with one message naming the function; the
 calls documented must work; and the generator imports nothing from the user's directories.
 (add_provider_support.py: the project, its options and how CMake is run.)
 """
@@ -14,6 +15,8 @@ import subprocess
 import usdt_testing
 from add_provider_support import (BAD, GENERATING, GOOD, OPTIONS, CMakeProjectTestCase, SharedBuildTestCase,
                                   parse_options)
+
+VERIFYING = "Verifying the USDT probes of app"
 
 
 class BuildErrorTest(CMakeProjectTestCase):
@@ -61,6 +64,22 @@ class BuildErrorTest(CMakeProjectTestCase):
         (self.source / "more.d").write_text("provider demo {\n    probe tack(TOCK_T seconds);\n};\n")
         self.assertSucceeded(self.build())
         self.assertTrue(self.header.is_file())
+
+    def test_verify_fails_the_build_on_a_declared_probe_without_a_site(self):
+        # main.c fires demo:tick only: tock has no site, until the .d file no longer declares it.
+        self.write_provider(GOOD)
+        self.assertSucceeded(self.configure(f"-Dusdt_DIR={OPTIONS.usdt_dir}", "-DUSDT_TEST_CALL=verify"))
+        output = self.assertFailed(self.build())
+        self.assertIn(VERIFYING, output)
+        self.assertRegex(output, r"(?m)^/\S*/probes\.d:4:11: error: demo:tock is declared here, and has no site in "
+                                 r"/\S*/app$")
+        # Nothing changed: the program is verified again, and fails again.
+        self.assertRegex(self.assertFailed(self.build()), r"(?m)^/\S*/probes\.d:4:11: error: demo:tock ")
+        self.write_provider(GOOD.replace("    probe tock(uint32_t seconds);\n", ""))
+        output = self.assertSucceeded(self.build())
+        self.assertIn(VERIFYING, output)
+        self.assertNotIn("error", output)
+        self.assertNotIn(VERIFYING, self.assertSucceeded(self.build()))
 
     def test_add_subdirectory_consumer_builds(self):
         # usdt_add_provider is called from the parent project, outside usdt's directory scope.
@@ -142,6 +161,18 @@ class ConfigureErrorTest(SharedBuildTestCase):
             "provider_file_after_options",
             r"^usdt_add_provider: 'probes\.d' after PREPROCESSOR_OPTIONS is a provider file, not an option; "
             r"list the \.d files before the keywords\.")
+
+    def test_verify_on_a_library_that_links_no_file(self):
+        self.assertConfigureFails(
+            "verify_static_library", r"^usdt_add_provider: VERIFY checks the file 'ticks' links, and 'ticks' is a "
+                                     r"STATIC_LIBRARY, which links none; give VERIFY to a call on an executable")
+
+    def test_verify_from_another_directory_than_the_target_s(self):
+        (self.source / "other").mkdir()
+        (self.source / "other" / "CMakeLists.txt").write_text("usdt_add_provider(app ../probes.d VERIFY)\n")
+        self.assertConfigureFails(
+            "verify_from_subdirectory", r"^usdt_add_provider: VERIFY adds a step to 'app', which CMake allows only "
+                                        r"in the directory that creates it \(/\S+\); make the call with VERIFY there\.")
 
     def test_python_without_jinja2_is_refused_at_find_package(self):
         # /bin/false stands for an interpreter that cannot `import jinja2`.
