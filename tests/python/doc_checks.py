@@ -276,9 +276,9 @@ def keyword_problems(documents: Dict[str, str], module_comment: str) -> List[str
 # ---- usdt's options
 
 def usdt_options(usdt: str) -> Set[str]:
-    """The options of `usdt`, `usdt list` and `usdt trace`, from their --help."""
+    """The options of `usdt` and each of its commands, from their --help."""
     options = set()
-    for command in ([], ["list"], ["trace"]):
+    for command in ([], ["list"], ["trace"], ["verify"], ["diff"]):
         result = subprocess.run([usdt, *command, "--help"], stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
         if result.returncode != 0:
@@ -315,11 +315,11 @@ def option_problems(quotes_: List[Quote], options: Set[str]) -> List[str]:
         if quote.kind == "link":
             continue
         quoted = []
-        for command in re.findall(r"(?:^|[;&|(]\s*|\$ )usdt (?:list|trace)\b([^;&|`]*)", quote.text):
+        for command in re.findall(r"(?:^|[;&|(]\s*|\$ )usdt (?:list|trace|verify|diff)\b([^;&|`]*)", quote.text):
             quoted += re.findall(r"(?<![\w-])--[a-z][\w-]*", command.split(" -- ")[0])
         if quote.document == "docs/tracing.md" and quote.kind == "span":
             quoted += re.findall(r"^(--[a-z][\w-]*)(?:[ =].*)?$", quote.text)
-        problems += [f"{quote}: usdt has no option {option} (usdt --help, usdt list --help, usdt trace --help)"
+        problems += [f"{quote}: usdt has no option {option} (usdt --help, usdt COMMAND --help)"
                      for option in quoted if option not in options]
     return problems
 

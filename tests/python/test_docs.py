@@ -13,7 +13,7 @@
 - usdt_add_provider: every keyword a quoted call uses is one the module parses
   (cmake_parse_arguments), and the module's top comment documents each one it parses;
 - options: every `--option` of a quoted `usdt` command line, and every option tracing.md
-  quotes on its own, is in `usdt --help`, `usdt list --help` or `usdt trace --help`; every
+  quotes on its own, is in `usdt --help` or a command's (`usdt list --help`, `usdt verify --help`...); every
   option of a quoted `dtrace` or `usdt-dtrace` command line is in `usdt-dtrace --help`;
 - lines: a quoted `FILE:LINE` of a file of the tree is a line it has, and none of a generated
   header is quoted (it moves with every change to the runtime header); a quoted `static
