@@ -7,6 +7,7 @@ The .d files are read by the generator's pipeline, as usdt_add_provider reads th
 """
 
 import argparse
+import os
 import sys
 from typing import List
 
@@ -18,7 +19,8 @@ FAILED = 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="the executable or shared library to check")
+    parser.add_argument("file", metavar="FILE", help="the executable or shared library to check (a name without a "
+                                                     "'/': the file here, else a program on PATH)")
     parser.add_argument("provider_files", nargs="*", metavar="FILE.d",
                         help="the provider files whose probes FILE must have")
     parser.add_argument("--libraries", action="store_true",
@@ -41,7 +43,9 @@ def run(args: argparse.Namespace) -> int:
     declared = [probe for path in args.provider_files
                 for probe in pipeline.build_model(path, args.cc or ["cc"], args.cpp_options,
                                                   preprocessing=pipeline.preprocessing_for(args.cpp_options)).probes]
-    path = libraries.find_program(args.file)
+    # The file here first: a build checks what it just linked (`usdt verify app app.d` in a
+    # Makefile), never a program of that name on PATH.
+    path = args.file if os.path.exists(args.file) else libraries.find_program(args.file)
     module = elf.read_module(path)
     modules = [module]
     problems: List[checks.Problem] = []

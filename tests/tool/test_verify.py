@@ -134,6 +134,14 @@ class VerifyTest(CheckedTestCase):
                            f"{lookup}: error: kvstore:lookup is declared here, and has no site in {kvserver}\n")
         self.assert_result(usdt("verify", "--libraries", kvserver, kvstore_d), 0)
 
+    def test_a_name_without_a_slash_is_the_file_here_before_a_program_on_path(self):
+        directory = self.work_directory()
+        (directory / "true").symlink_to(PROGRAMS["uncalled"])
+        result = subprocess.run([*launcher_module.direct(OPTIONS.usdt), "verify", "true", self.verify_d],
+                                capture_output=True, text=True, check=False, cwd=directory)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("verify:done is declared here, and has no site in true\n", result.stderr)
+
     def test_bad_input_is_one_line(self):
         directory = self.work_directory()
         bad = directory / "bad.d"
