@@ -54,6 +54,19 @@ class FileTest(unittest.TestCase):
                          ["./app: error: kv:get: a site whose note records no .stapsdt.base address (0): gdb and "
                           "tracers place it wrongly"])
 
+    def test_stapsdt_base_mapped_at_another_distance_than_a_site(self):
+        # lld's layout of a sys/sdt.h program: the base in the first, read-only segment (file
+        # offset = address), the code 0x1000 further in memory than in the file.
+        rodata = elf.LoadSegment(0x0, 0x0, 0x600)
+        text = elf.LoadSegment(0x15f0, 0x5f0, 0x200)
+        placed = probe("get", site("8@%rax", address=0x16e9))
+        self.assertEqual(lines(checks.file_problems(module(placed, base=0x554, segments=(rodata, text)))), [
+            "./app: warning: .stapsdt.base (0x554) is in a segment mapped at another distance from its file offsets "
+            "than 1 site (0x16e9...): perf 6.1 places their probes at a wrong file offset and records no hit"])
+        # GNU ld's: every segment at the same distance, wherever the base is.
+        text = elf.LoadSegment(0x1000, 0x1000, 0x800)
+        self.assertEqual(checks.file_problems(module(placed, base=0x554, segments=(rodata, text))), [])
+
     def test_a_site_at_address_0(self):
         dropped = probe("get", site("8@%rax", address=0), site("8@%rax"))
         self.assertEqual(lines(checks.file_problems(module(dropped))),

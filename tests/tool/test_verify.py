@@ -105,9 +105,16 @@ class VerifyTest(CheckedTestCase):
 
     def test_a_semaphore_on_a_relro_page(self):
         self.require("relro", "lld or <sys/sdt.h> is missing (Debian: apt-get install lld systemtap-sdt-dev)")
-        result = usdt("verify", PROGRAMS["relro"])
+        program = PROGRAMS["relro"]
+        result = usdt("verify", program)
         self.assertEqual(result.returncode, 1)
-        self.assertRegex(result.stderr, rf"\A{re.escape(PROGRAMS['relro'])}: error: sdtsem:guarded: its semaphore "
+        # lld puts sys/sdt.h's .stapsdt.base in the read-only segment, mapped at another distance
+        # from its file offsets than the code: perf 6.1 records no hit there (measured).
+        self.assertRegex(result.stderr, rf"\A{re.escape(program)}: warning: \.stapsdt\.base \(0x[0-9a-f]+\) is in a "
+                                        r"segment mapped at another distance from its file offsets than 1 site "
+                                        r"\(0x[0-9a-f]+\.\.\.\): perf 6\.1 places their probes at a wrong file "
+                                        r"offset and records no hit\n"
+                                        rf"{re.escape(program)}: error: sdtsem:guarded: its semaphore "
                                         r"\(0x[0-9a-f]+\) is on a file page that an earlier writable segment "
                                         r"\(GNU_RELRO's\) also maps: [^\n]*-Wl,-z,norelro[^\n]*\n\Z")
 

@@ -25,7 +25,7 @@ class Problem:
 
 def file_problems(module: elf.Module) -> List[Problem]:
     """What a tracer trips on in `module`, whichever .d declared its probes."""
-    problems = check_stapsdt_base(module)
+    problems = check_stapsdt_base(module) + check_base_segment(module)
     for probe in module.probes:
         problems += check_site_addresses(module, probe)
         problems += check_argument_count(module, probe)
@@ -45,6 +45,30 @@ def check_stapsdt_base(module: elf.Module) -> List[Problem]:
     return [Problem(module.path, f"{_name(probe)}: a site whose note records no .stapsdt.base address (0): gdb and "
                                  f"tracers place it wrongly")
             for probe in module.probes if any(not site.note_base for site in probe.sites)]
+
+
+def check_base_segment(module: elf.Module) -> List[Problem]:
+    """A warning: .stapsdt.base in a loadable segment whose file offsets are another distance
+    from its addresses than a site's segment (lld and mold lay sys/sdt.h's out so; GNU ld maps
+    every segment at the same distance): perf 6.1 takes a site's file offset from the base's
+    segment, places the probe wrongly and records no hit (docs/tracing.md, "Semaphores")."""
+    base_segment = None if module.stapsdt_base is None else module.segment(module.stapsdt_base)
+    if base_segment is None:
+        return []
+    distance = base_segment.address - base_segment.offset
+    away = sorted({site.address for probe in module.probes for site in probe.sites
+                   if site.address and _distance(module, site.address) not in (None, distance)})
+    if not away:
+        return []
+    return [Problem(module.path, f".stapsdt.base (0x{module.stapsdt_base:x}) is in a segment mapped at another "
+                                 f"distance from its file offsets than {_count(len(away), 'site')} (0x{away[0]:x}...): "
+                                 f"perf 6.1 places their probes at a wrong file offset and records no hit",
+                    error=False)]
+
+
+def _distance(module: elf.Module, address: int):
+    segment = module.segment(address)
+    return None if segment is None else segment.address - segment.offset
 
 
 def check_site_addresses(module: elf.Module, probe: probe_notes.Probe) -> List[Problem]:
