@@ -51,7 +51,7 @@ def check_base_segment(module: elf.Module) -> List[Problem]:
     """A warning: .stapsdt.base in a loadable segment whose file offsets are another distance
     from its addresses than a site's segment (lld and mold lay sys/sdt.h's out so; GNU ld maps
     every segment at the same distance): perf 6.1 takes a site's file offset from the base's
-    segment, places the probe wrongly and records no hit (docs/tracing.md, "Semaphores")."""
+    segment, places the probe wrongly and records no hit (docs/tracing.md, "usdt verify")."""
     base_segment = None if module.stapsdt_base is None else module.segment(module.stapsdt_base)
     if base_segment is None:
         return []
