@@ -1,12 +1,15 @@
 """usdt's <sys/sdt.h> (runtime/include/sdt) as a drop-in for systemtap's: the same sources,
 programs/sdt_probes.c (every kind of argument, 0 to 12 arguments, every probe macro),
-programs/sdt_more.c (semaphores, STAP_PROBEV, probes in asm statements) and programs/sdt_asm.S
-(the assembler form), built against each header by GCC and Clang, as C89 to C23 and C++98 to
+programs/sdt_more.c (semaphores, STAP_PROBEV, probes in asm statements), programs/sdt_asm.S
+(the assembler form) and, in C++, programs/sdt_exceptions.cc (libstdc++'s exception probes, as
+libstdc++ writes them), built against each header by GCC and Clang, as C89 to C23 and C++98 to
 C++23 (as far as each compiler goes), -O2 with -Wall -Wextra -Wpedantic, each configuration
 once. Then:
 - the notes, probe by probe: the same provider, name, argument count, each argument's size and
   sign, semaphore and base as systemtap's header gives, but for what usdt's does differently on
   purpose (DIFFERENCES); every operand usdt's header chose a register; no `.note.usdt` record;
+  libstdcxx:throw, rethrow and catch with the argument sizes of libstdc++'s own, where the
+  system's libstdc++ has them;
 - warnings: usdt's header draws none from C99 and C++11 on, and never more than systemtap's
   (a copy outside the system include directories, whose warnings compilers hide);
 - values: gdb (no root) reads every argument of every probe of usdt's builds (EXPECTED), at
@@ -63,6 +66,9 @@ VARIADIC = {"variadic0": [], "variadic3": [1, 1000, "three"]}
 ASM_STATEMENTS = {"asm_template": [1, (1 << 33) + 5], "asm_specs": [42]}
 BOOLEAN = {"boolean": [1]}
 BITFIELDS = {"bitfields_direct": [5, -7, 100000]}
+# sdt_exceptions.cc, in C++: the exception object (which starts with its message) and its type.
+LIBSTDCXX = {f"libstdcxx:{name}": ["overflow", NONZERO] for name in ("throw", "rethrow", "catch")}
+LIBSTDCXX_SOURCE = PROGRAMS / "sdt_exceptions.cc"
 SEMAPHORES = ("guarded", "variadic0", "variadic3", "asm_template", "asm_specs")
 # Probes whose specs are written out (the .S file, an asm statement's), not chosen by a compiler.
 WRITTEN = {"asm_file": "-4@%edi -8@%rsi", "asm_file0": "", "asm_specs": "-4@%eax"}
@@ -133,6 +139,7 @@ class Build:
                      "-o", str(assembled)],
                     [driver, f"-std={spelling}", optimization, *WARNING_FLAGS, *definitions, f"-I{include}",
                      "-x", source_language, str(PROGRAMS / "sdt_probes.c"), str(PROGRAMS / "sdt_more.c"),
+                     *([str(LIBSTDCXX_SOURCE)] if self.language == "c++" else []),
                      "-x", "none", str(assembled), *([f"-fuse-ld={linker}"] if linker else []), "-o", str(self.path)]]
         self.command = " && ".join(" ".join(command) for command in commands)
         self.errors, self.warnings = None, []
@@ -150,6 +157,7 @@ class Build:
         return (self.compiler, self.standard, self.optimization, self.linker)
 
     def expected(self) -> Dict[str, List]:
+        """What each probe passes, by `provider:name`."""
         expected = dict(EXPECTED)
         if self.standard not in ("c89", "c++98"):
             expected.update(VARIADIC)
@@ -159,6 +167,9 @@ class Build:
             expected.update(BOOLEAN)
         if self.header == "usdt" and self.language == "c++":
             expected.update(BITFIELDS)
+        expected = {f"sdt:{name}": values for name, values in expected.items()}
+        if self.language == "c++":
+            expected.update(LIBSTDCXX)
         return expected
 
 
@@ -246,8 +257,8 @@ class SdtHeaderTest(unittest.TestCase):
             with self.subTest(compiler=compiler, standard=standard):
                 our_probes, their_probes = self.by_probe(ours), self.by_probe(theirs)
                 expected = theirs.expected()
-                self.assertEqual(sorted(their_probes), sorted(f"sdt:{name}" for name in expected))
-                self.assertEqual(sorted(our_probes), sorted(f"sdt:{name}" for name in ours.expected()))
+                self.assertEqual(sorted(their_probes), sorted(expected))
+                self.assertEqual(sorted(our_probes), sorted(ours.expected()))
                 for probe, their_notes in their_probes.items():
                     name = probe.partition(":")[2]
                     for our_note, their_note in zip(our_probes[probe], their_notes):
@@ -278,11 +289,30 @@ class SdtHeaderTest(unittest.TestCase):
                         self.assertEqual(note.semaphore, symbols[f"sdt_{name}_semaphore"], note)
                     else:
                         self.assertEqual(note.semaphore, 0, note)
-                    self.assertEqual(len(note.arguments), len(build.expected()[name]), note)
+                    self.assertEqual(len(note.arguments), len(build.expected()[note.probe]), note)
                 # sys/sdt.h's probes declare no types: nothing for `usdt list` to set aside.
                 self.assertEqual(build.descriptions, [])
                 # The semaphores a program declares start a page of their own (lld and mold).
                 self.assertEqual(elf_notes.sections(str(build.path))[".probes"].address % 4096, 0)
+
+    def test_libstdcxx_probes_as_libstdcxxs_own(self):
+        """The system's libstdc++ was built with systemtap's header: sdt_exceptions.cc's probes,
+        built with usdt's, have the names and argument sizes of its own (but in registers, where
+        its catch probe has a stack slot)."""
+        library = Path(subprocess.run(["g++", "-print-file-name=libstdc++.so"], capture_output=True, text=True,
+                                      check=False).stdout.strip()).resolve()
+        theirs = {note.probe: [argument_size(spec) for spec in note.arguments]
+                  for note in (elf_notes.notes(str(library)) if library.is_file() else []) if note.provider == "libstdcxx"}
+        if sorted(theirs) != sorted(LIBSTDCXX):
+            self.skipTest(f"{library} has no libstdcxx probes (built without sys/sdt.h)")
+        builds = [build for build in self.builds.values()
+                  if build.header == "usdt" and build.language == "c++" and not build.errors]
+        self.assertTrue(builds)
+        for build in builds:
+            with self.subTest(compiler=build.compiler, standard=build.standard, optimization=build.optimization):
+                ours = {note.probe: [argument_size(spec) for spec in note.arguments]
+                        for note in build.notes if note.provider == "libstdcxx"}
+                self.assertEqual(ours, theirs)
 
     def test_semaphores_in_a_shared_library(self):
         """The program's semaphores may be preemptible there: nothing may refer to one but the
@@ -314,8 +344,8 @@ class SdtHeaderTest(unittest.TestCase):
                   if ("usdt", *key) in self.builds and not self.builds[("usdt", *key)].errors]
 
         def gdb_run(build):
-            strings = {f"sdt:{name}": [index for index, value in enumerate(values) if isinstance(value, str)]
-                       for name, values in build.expected().items()}
+            strings = {probe: [index for index, value in enumerate(values) if isinstance(value, str)]
+                       for probe, values in build.expected().items()}
             return gdb_probes.run(str(build.path), [], strings)
         with ThreadPoolExecutor(max_workers=2) as pool:
             runs = list(pool.map(gdb_run, builds))
@@ -323,7 +353,7 @@ class SdtHeaderTest(unittest.TestCase):
             with self.subTest(compiler=build.compiler, standard=build.standard, optimization=build.optimization):
                 expected = build.expected()
                 self.assertTrue(run.exited_normally, run.output[-3000:])
-                hits = {hit.probe.partition(":")[2]: list(hit.values) for hit in run.hits}
+                hits = {hit.probe: list(hit.values) for hit in run.hits}
                 self.assertEqual(len(run.hits), len(expected), run.output[-3000:])
                 for name, values in expected.items():
                     read = hits.get(name)
@@ -343,11 +373,11 @@ class SdtHeaderTest(unittest.TestCase):
                 continue
             with self.subTest(compiler=build.compiler, standard=build.standard, linker=build.linker):
                 expected = build.expected()
-                specs = {note.name: note.arguments for note in build.notes}
-                actions = [f"usdt:{build.path}:sdt:{name} "
-                           + bpftrace_attach.printf_action(f"sdt:{name}", specs[name], values,
+                specs = {note.probe: note.arguments for note in build.notes}
+                actions = [f"usdt:{build.path}:{probe} "
+                           + bpftrace_attach.printf_action(probe, specs[probe], values,
                                                            lambda value: isinstance(value, str))
-                           for name, values in expected.items()]
+                           for probe, values in expected.items()]
                 traced = subprocess.run(["bpftrace", "-e", "\n".join(actions), "-c", str(build.path)],
                                         capture_output=True, text=True, timeout=120, check=False)
                 # The program exits 0 only when sdt:guarded's semaphore was raised (by the kernel).
@@ -357,7 +387,7 @@ class SdtHeaderTest(unittest.TestCase):
                 for name, values in expected.items():
                     shown = [str(value) if value is not NONZERO else None
                              for value in values[:bpftrace_attach.arguments_read()]]
-                    got = read.get(f"sdt:{name}")
+                    got = read.get(name)
                     self.assertIsNotNone(got, (name, traced.stdout + traced.stderr))
                     self.assertEqual([None if want is None else value for value, want in zip(got, shown)], shown,
                                      name)

@@ -11,6 +11,7 @@ extern "C" {
 int sdt_more(int round);
 void sdt_asm_probe(int number, long word);
 #ifdef __cplusplus
+int sdt_exceptions(void); /* sdt_exceptions.cc, in the C++ builds */
 }
 typedef bool sdt_bool;
 #define SDT_HAVE_BOOL 1
@@ -135,5 +136,9 @@ int main(int argc, char **argv) {
     touched = text[0];
     fire();
     sdt_asm_probe(7, -8);
+#ifdef __cplusplus
+    if (!sdt_exceptions())
+        return 4;
+#endif
     return sdt_more(argc) ? 0 : 3; /* 0 only under a tracer, which raises the semaphore */
 }
