@@ -4,7 +4,8 @@ checkout stays clean), lintian on the result, its files against usdt's own insta
 commands' --help and its documents name against its files, then, in a clean Debian 12 root and a clean Debian
 13 root, what a user does with it (debian_package_in_root.sh): `apt-get install ./usdt_*_all.deb`
 with its dependencies from the archive, the example project built against it with CMake and
-with Make, traced, systemtap-sdt-dev installed beside it, `apt-get remove --purge usdt`
+with Make, traced, code written for systemtap's sys/sdt.h built against usdt's (pkg-config,
+usdt::sdt), systemtap-sdt-dev installed beside it, `apt-get remove --purge usdt`
 leaving none of its files.
 
 The roots are debian_roots.py's, cached, with what the test needs beyond the package's
@@ -166,7 +167,8 @@ class DebianPackageTest(unittest.TestCase):
         print(f"--- {suite}: {directory}, in a throwaway layer", flush=True)
         example = package.SETUP.source_dir / "example-project"
         result = debian_roots.run_in_root(
-            suite, ["sh", str(IN_ROOT_SCRIPT), str(self.deb), str(example), usdtgen.VERSION],
+            suite, ["sh", str(IN_ROOT_SCRIPT), str(self.deb), str(example), usdtgen.VERSION,
+                    str(IN_ROOT_SCRIPT.parent / "sdt_consumer")],
             binds=[self.deb.parent, package.SETUP.source_dir, IN_ROOT_SCRIPT.parent], packages=ROOT_PACKAGES,
             throwaway=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=20 * 60)
         print(result.stdout, end="", flush=True)
