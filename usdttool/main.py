@@ -34,34 +34,33 @@ class _ArgumentParser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+# Each command: its name, the module that parses and runs it (add_arguments, run), its line in
+# `usdt --help` and its own help's description.
+COMMANDS = (
+    ("list", listing, "list the probes of a file or a process",
+     "Lists the probes of an executable or shared library, or of every file a running process maps, with "
+     "their arguments' names and types."),
+    ("trace", trace, "trace probes with bpftrace, arguments by name", None),
+    ("verify", verify, "check a file's probes against its .d files and what tracers read",
+     "Checks that an executable or shared library has every probe its .d files declare, with the declared "
+     "arguments' sizes and signedness, and nothing its tracers cannot read. Prints one line per problem; "
+     "exits 1 on an error."),
+    ("diff", diff, "compare the probes of two builds",
+     "Compares the probes of two files, or of saved `usdt list --json` manifests: removed, added and changed "
+     "probes. Exits 1 when a probe was removed or its arguments changed."),
+)
+
+
 def argument_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(prog=PROGRAM, description="Lists, traces, verifies and compares USDT probes.")
     parser.add_argument("--version", action="version", version=f"{PROGRAM} {VERSION}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    list_parser = commands.add_parser(
-        "list", help="list the probes of a file or a process",
-        description="Lists the probes of an executable or shared library, or of every file a "
-                    "running process maps, with their arguments' names and types.")
-    listing.add_arguments(list_parser)
-    list_parser.set_defaults(run=listing.run)
-    trace_parser = commands.add_parser("trace", help="trace probes with bpftrace, arguments by name")
-    trace.add_arguments(trace_parser)
-    trace_parser.set_defaults(run=trace.run)
-    verify_parser = commands.add_parser(
-        "verify", help="check a file's probes against its .d files and what tracers read",
-        description="Checks that an executable or shared library has every probe its .d files declare, with "
-                    "the declared arguments' sizes and signedness, and nothing its tracers cannot read. Prints "
-                    "one line per problem; exits 1 on an error.")
-    verify.add_arguments(verify_parser)
-    verify_parser.set_defaults(run=verify.run)
-    diff_parser = commands.add_parser(
-        "diff", help="compare the probes of two builds",
-        description="Compares the probes of two files, or of saved `usdt list --json` manifests: removed, "
-                    "added and changed probes. Exits 1 when a probe was removed or its arguments changed.")
-    diff.add_arguments(diff_parser)
-    diff_parser.set_defaults(run=diff.run)
-    parser.command_parsers = {"list": list_parser, "trace": trace_parser, "verify": verify_parser,
-                              "diff": diff_parser}
+    parser.command_parsers = {}
+    for name, module, summary, description in COMMANDS:
+        command_parser = commands.add_parser(name, help=summary, description=description)
+        module.add_arguments(command_parser)
+        command_parser.set_defaults(run=module.run)
+        parser.command_parsers[name] = command_parser
     return parser
 
 
