@@ -83,7 +83,7 @@ class RegenerationTest(unittest.TestCase):
 
 
 # What the generator reads, under its root (usdt's tree, or an install's share/usdt).
-GENERATOR_FILE_PATTERNS = ("usdtgen/**/*.py", "templates/**/*.j2", "runtime/include/**/*")
+GENERATOR_FILE_PATTERNS = ("usdtgen/**/*.py", "templates/**/*.j2", "runtime/include/usdt/**/*")
 # What usdt's tree needs to be embedded (not its tests, docs or build trees).
 USDT_TREE_PARTS = ("CMakeLists.txt", "bin", "cmake", "runtime", "templates", "usdtgen", "usdttool")
 

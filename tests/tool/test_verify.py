@@ -70,6 +70,11 @@ class VerifyTest(CheckedTestCase):
         for name in ("gc", "lto"):
             with self.subTest(build=name):
                 self.require(name, "the compiler has no link-time optimization (check_ipo_supported)")
+                if name == "gc" and "-DUSDT_UNLINKED_NOTES" in usdt_testing.probe_flags():
+                    # binutils 2.35: notes not linked to their code, so GNU ld keeps the dead probed
+                    # code for them (usdt/usdt_site.h), and the probe is still there.
+                    self.assert_result(usdt("verify", PROGRAMS[name], self.verify_d), 0)
+                    continue
                 self.assert_result(usdt("verify", PROGRAMS[name], self.verify_d), 1,
                                    NO_SITE.format(location=rare, probe="rare", path=PROGRAMS[name]) + "\n")
 
