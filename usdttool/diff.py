@@ -12,6 +12,7 @@ import sys
 from . import listing
 from .contract import differences, manifest
 from .contract.differences import Change, Differences
+from .errors import counted
 
 JSON_VERSION = 1
 BREAKING = 1
@@ -58,7 +59,7 @@ def _text(old_path: str, new_path: str, found: Differences) -> str:
 
 def _change_text(changed: differences.ChangedProbe, change: Change) -> str:
     if change.what == "arguments":
-        return f"{_count(change.new, 'argument')}, was {change.old}"
+        return f"{counted(change.new, 'argument')}, was {change.old}"
     if change.what == "semaphore":
         return "semaphore added" if change.new else "semaphore removed"
     before, after = changed.old.arguments[change.argument], changed.new.arguments[change.argument]
@@ -68,8 +69,6 @@ def _change_text(changed: differences.ChangedProbe, change: Change) -> str:
     return f"{label}: {change.what} {change.new}, was {change.old}"
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _json(old_path: str, new_path: str, found: Differences) -> dict:
@@ -86,5 +85,3 @@ def _json(old_path: str, new_path: str, found: Differences) -> dict:
                                   "new": change.new, "breaking": change.breaking} for change in changed.changes]}
                     for changed in found.changed],
     }
-
-

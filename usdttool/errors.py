@@ -14,5 +14,10 @@ class OutputClosed(Exception):
     process that SIGPIPE killed is seen, 141."""
 
 
+def counted(number: int, noun: str) -> str:
+    """A count in a message: `1 probe`, `2 probes`."""
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
 def warn(message: str) -> None:
     sys.stderr.write(f"usdt: warning: {message}\n")

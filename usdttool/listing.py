@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from .files import elf, libraries, probe_notes, process
-from .errors import ToolError
+from .errors import ToolError, counted
 
 JSON_VERSION = 1
 
@@ -111,11 +111,11 @@ def _process(pid: int) -> Tuple[List[Listed], List[str]]:
 def _text(pid: Optional[int], listed: List[Listed], warnings: List[str], verbose: bool) -> str:
     lines = []
     if pid is not None:
-        lines.append(f"process {pid}: " + (f"{_count(len(listed), 'file')} with probes" if listed
+        lines.append(f"process {pid}: " + (f"{counted(len(listed), 'file')} with probes" if listed
                                            else "no probes in any mapped file"))
     for entry in listed:
         probes = entry.module.probes
-        lines.append(f"{entry.module.path}: {_count(len(probes), 'probe') if probes else 'no probes'}")
+        lines.append(f"{entry.module.path}: {counted(len(probes), 'probe') if probes else 'no probes'}")
         rows = [("SITES", "SEMAPHORE", "TYPES FROM", "PROBE")]
         rows += [(str(len(probe.sites)), _semaphore_text(probe, entry.semaphores),
                   probe.source_name or "stapsdt notes", probe.signature) for probe in probes]
@@ -129,8 +129,6 @@ def _text(pid: Optional[int], listed: List[Listed], warnings: List[str], verbose
     return "".join(line + "\n" for line in lines)
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _semaphore_text(probe: probe_notes.Probe, semaphores: Optional[Dict[int, process.SemaphoreValue]]) -> str:

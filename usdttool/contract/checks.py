@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, Iterable, List, Sequence, Tuple
 
 from . import readable_specs
+from ..errors import counted
 from ..files import elf, probe_notes
 
 if TYPE_CHECKING:   # the generator's front end, which `usdt list` never imports
@@ -41,7 +42,7 @@ def check_stapsdt_base(module: elf.Module) -> List[Problem]:
         return []
     if module.stapsdt_base is None:
         return [Problem(module.path, f"no .stapsdt.base section: gdb lists none of the file's "
-                                     f"{_count(len(module.probes), 'probe')}")]
+                                     f"{counted(len(module.probes), 'probe')}")]
     return [Problem(module.path, f"{_name(probe)}: a site whose note records no .stapsdt.base address (0): gdb and "
                                  f"tracers place it wrongly")
             for probe in module.probes if any(not site.note_base for site in probe.sites)]
@@ -61,7 +62,7 @@ def check_base_segment(module: elf.Module) -> List[Problem]:
     if not away:
         return []
     return [Problem(module.path, f".stapsdt.base (0x{module.stapsdt_base:x}) is in a segment mapped at another "
-                                 f"distance from its file offsets than {_count(len(away), 'site')} (0x{away[0]:x}...): "
+                                 f"distance from its file offsets than {counted(len(away), 'site')} (0x{away[0]:x}...): "
                                  f"perf 6.1 places their probes at a wrong file offset and records no hit",
                     error=False)]
 
@@ -145,7 +146,7 @@ def check_declared_arguments(declaration: "model.Probe", module: elf.Module,
             continue
         if len(site.arguments) != len(traced.arguments):
             problems.setdefault(("count", len(site.arguments)), Problem(
-                str(declaration.location), f"{name}: declared with {_count(len(traced.arguments), 'argument')}, "
+                str(declaration.location), f"{name}: declared with {counted(len(traced.arguments), 'argument')}, "
                                            f"{module.path}'s note has {len(site.arguments)}"))
             continue
         for argument, declared, spec in zip(declaration.arguments, traced.arguments, site.arguments):
@@ -184,9 +185,3 @@ def _argument(probe: probe_notes.Probe, index: int) -> str:
     if probe.source_name is not None and index < len(probe.arguments):
         return f"arg{index} ({probe.arguments[index].name})"
     return f"arg{index}"
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" + ("" if number == 1 else "s")
-
-
